@@ -1,0 +1,107 @@
+// Orchestrates one run: output naming and refusal rules (spec 12), then the
+// single-trace or merge pipeline, the atomic output, and --verify.
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "core/single_trace.h"
+#include "merge/merge.h"
+#include "sink/output_file.h"
+#include "source/trace_input.h"
+#include "tracecompact/tracecompact.h"
+#include "verify/verifier.h"
+
+namespace tracecompact {
+namespace fs = std::filesystem;
+
+const char* version() { return "0.1.0"; }
+
+namespace {
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string default_single_output(const std::string& input) {
+  if (input == "-") return "-";
+  const fs::path path(input);
+  std::string name = path.filename().string();
+  if (ends_with(name, ".json.gz"))
+    name = name.substr(0, name.size() - 8) + "_compacted.json.gz";
+  else if (ends_with(name, ".json"))
+    name = name.substr(0, name.size() - 5) + "_compacted.json";
+  else
+    name += "_compacted.json.gz";
+  return (path.parent_path() / name).string();
+}
+
+OutputSpec output_spec(const Options& options, const std::string& path) {
+  OutputSpec spec;
+  spec.path = path;
+  spec.gzip = path == "-" ? options.gzip_stdout : (ends_with(path, ".gz") || options.gzip_stdout);
+  spec.gzip_level = options.gzip_level;
+  spec.overwrite = options.overwrite;
+  return spec;
+}
+
+void check_options(const Options& options, const std::string& output) {
+  if (options.gzip_level < 0 || options.gzip_level > 3)
+    fail_usage("--level must be 0, 1, 2 or 3 (ISA-L compression levels)");
+  if (options.verify && output == "-")
+    fail_usage("--verify needs an output file: it re-reads what was written");
+  if (options.ranks && !options.merge_pp_ranks) fail_usage("--ranks needs --merge-pp-ranks");
+}
+
+RunResult run_single(const Options& options) {
+  const std::string output = options.output.value_or(default_single_output(options.input));
+  check_options(options, output);
+  check_output_allowed(output, options.overwrite);
+  if (options.input != "-") {
+    std::error_code error;
+    if (fs::is_directory(options.input, error))
+      fail_usage("input must be a trace file without --merge-pp-ranks");
+  }
+  const TraceInput input = TraceInput::open_path(options.input);
+  const OutputSpec spec = output_spec(options, output);
+  SingleTraceOutcome outcome;
+  {
+    OutputFile file(spec);
+    outcome = compact_single_trace(input, file.sink());
+    file.commit();
+  }
+  if (options.verify) verify_single_output(input, output);
+  RunResult result;
+  result.output_path = output;
+  result.summary_json = render_single_summary(outcome, options.input, output, options.verify);
+  return result;
+}
+
+}  // namespace
+
+RunResult run(const Options& options) {
+  if (options.input.empty()) fail_usage("no input given");
+  if (options.merge_pp_ranks) {
+    if (options.input == "-") fail_usage("stdin ('-') cannot be used with --merge-pp-ranks");
+    MergeRequest request;
+    request.input = options.input;
+    request.ranks = options.ranks;
+    request.threads = options.threads;
+    const std::string output = options.output.value_or(default_merge_output(options.input));
+    check_options(options, output);
+    check_output_allowed(output, options.overwrite);
+    request.output = output_spec(options, output);
+    request.verify = options.verify;
+    return run_merge(request);
+  }
+  return run_single(options);
+}
+
+std::string compact_buffer(const std::string& trace_bytes, std::string& output_json) {
+  const TraceInput input = TraceInput::from_memory(trace_bytes);
+  output_json.clear();
+  StringSink sink(output_json);
+  const SingleTraceOutcome outcome = compact_single_trace(input, sink);
+  return render_single_summary(outcome, "<memory>", "<memory>", false);
+}
+
+}  // namespace tracecompact

@@ -1,0 +1,112 @@
+#include "core/single_trace.h"
+
+#include "index/index_pass.h"
+#include "index/trace_metadata.h"
+#include "plan/compaction_plan.h"
+#include "tracecompact/tracecompact.h"
+#include "writer/json_writer.h"
+#include "writer/rank_events.h"
+
+namespace tracecompact {
+
+std::string compaction_source() { return std::string("tracecompact ") + version(); }
+
+void write_stream_compaction_value(JsonOut& out) {
+  out.start_object();
+  out.key("algorithm");
+  out.string("semantic interval partitioning");
+  out.key("measurement_policy");
+  out.string(
+      "visualization only; measured GPU slices unchanged; overlapping identical GPU annotations "
+      "coalesced; per-kernel CUDA graph annotations converted to lane-local spans");
+  out.key("source");
+  out.string(compaction_source());
+  out.end_object();
+}
+
+namespace {
+
+void write_local_flows_value(JsonOut& out, const LocalFlowSummary& flows) {
+  out.start_object();
+  write_local_flow_keys(out.writer(), flows);
+  out.end_object();
+}
+
+}  // namespace
+
+SingleTraceOutcome compact_single_trace(const TraceInput& input, ByteSink& sink) {
+  TraceIndex index = build_index(input);
+  const TraceMetadata metadata = read_trace_metadata(index);
+  CompactionPlan plan(index);
+  SingleTraceOutcome outcome;
+  outcome.counts = plan.counts();
+  outcome.local_flows.pp_rank = single_trace_pp_rank(metadata);
+  const PPArrowResult arrows =
+      draw_pp_arrows(plan.pp_annotations(), plan.pp_lane_sets(), false, kFirstPPFlowId);
+  outcome.local_flows.counts = arrows.counts;
+
+  JsonOut out(sink);
+  // Top-level keys in input order, traceEvents in its place, ours replacing any
+  // same-named input key in place (as a Python dict update does).
+  static const std::string kStreamCompaction = "cuda_graph_stream_compaction";
+  static const std::string kLocalFlows = "cuda_graph_pp_local_flows";
+  bool wrote_stream_compaction = false, wrote_local_flows = false;
+  auto write_events = [&] {
+    out.key("traceEvents");
+    out.start_array();
+    const RankWriteStats stats = write_rank_events(input, plan, nullptr, out);
+    outcome.flow_endpoints_mapped = stats.flow_endpoints_mapped;
+    write_plan_events(plan, nullptr, out);
+    write_pp_arrows(arrows.arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, out);
+    out.end_array();
+  };
+  out.start_object();
+  for (size_t i = 0; i <= index.top_level.size(); ++i) {
+    if (i == index.events_key_position) write_events();
+    if (i == index.top_level.size()) break;
+    const TopLevelValue& value = index.top_level[i];
+    out.key(value.key);
+    if (value.key == kStreamCompaction) {
+      write_stream_compaction_value(out);
+      wrote_stream_compaction = true;
+    } else if (value.key == kLocalFlows) {
+      write_local_flows_value(out, outcome.local_flows);
+      wrote_local_flows = true;
+    } else {
+      out.raw(value.text);
+    }
+  }
+  if (!wrote_stream_compaction) {
+    out.key(kStreamCompaction);
+    write_stream_compaction_value(out);
+  }
+  if (!wrote_local_flows) {
+    out.key(kLocalFlows);
+    write_local_flows_value(out, outcome.local_flows);
+  }
+  out.end_object();
+  out.stream().drain();
+  return outcome;
+}
+
+std::string render_single_summary(const SingleTraceOutcome& outcome, const std::string& input_name,
+                                  const std::string& output_name, bool verified) {
+  rapidjson::StringBuffer buffer;
+  SummaryWriter writer(buffer);
+  writer.SetIndent(' ', 2);
+  writer.StartObject();
+  summary_key(writer, "input");
+  summary_string(writer, input_name);
+  summary_key(writer, "output");
+  summary_string(writer, output_name);
+  write_compaction_counts(writer, outcome.counts, outcome.flow_endpoints_mapped);
+  write_local_flow_keys(writer, outcome.local_flows);
+  if (verified) {
+    writer.Key("verified");
+    writer.Bool(true);
+  }
+  writer.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace tracecompact

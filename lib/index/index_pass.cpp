@@ -1,0 +1,216 @@
+#include "index/index_pass.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "json/event_parser.h"
+#include "json/number_format.h"
+#include "tokenizer/trace_tokenizer.h"
+#include "tracecompact/error.h"
+
+namespace tracecompact {
+namespace {
+
+bool is_measured_category(const JsonScalar& cat) {
+  return cat.is("kernel") || cat.is("Kernel") || cat.is("gpu_memcpy") || cat.is("gpu_memset");
+}
+
+// spec 12: a stream synchronisation event is a slice of its stream.
+bool is_stream_sync(const EventFields& f) {
+  return f.cat.is("cuda_sync") && f.tid.is_int() && f.tid.int_value >= 0 &&
+         f.args_kind == JsonKind::kObject && f.args_stream.is_int() &&
+         f.args_stream.int_value == f.tid.int_value;
+}
+
+bool is_thread_metadata_name(const JsonScalar& name) {
+  return name.is("thread_name") || name.is("thread_sort_index");
+}
+
+class IndexBuilder {
+ public:
+  explicit IndexBuilder(TraceIndex& index) : index_(index) {}
+
+  void add_event(const EventFields& f, uint64_t event_index) {
+    if (f.tid.is_int())
+      index_.max_int_tid = std::max(index_.max_int_tid.value_or(f.tid.int_value), f.tid.int_value);
+    if (f.pid.is_int()) pids_.insert(f.pid.int_value);
+    const bool named_launch = f.name.is("cudaGraphLaunch");
+    if (named_launch) ++index_.graph_launches;
+    check_metadata_args(f, event_index);
+
+    if (is_measured_category(f.cat) || is_stream_sync(f)) {
+      add_slice(f, event_index);
+    } else if (f.cat.is("gpu_user_annotation")) {
+      add_annotation(f, event_index, named_launch);
+    } else if (f.pid.is_int() && f.tid.is_int() &&
+               (f.cat.is("ac2g") || (f.ph.is("M") && is_thread_metadata_name(f.name)))) {
+      mark_attention(event_index);
+    }
+    if (f.ph.is("M") && f.name.is("thread_name") && f.pid.is_int() && f.tid.is_int() &&
+        f.args_name.is_string())
+      add_lane_name(f);
+  }
+
+  void finish() {
+    index_.int_pids.assign(pids_.begin(), pids_.end());
+    std::sort(index_.int_pids.begin(), index_.int_pids.end());
+  }
+
+  EventParser parser;
+
+ private:
+  static std::string slice_field_error(uint64_t index, const char* field, const char* expected,
+                                       const JsonScalar& value) {
+    return "GPU slice " + std::to_string(index) + " has " + field + " that is " +
+           json_kind_name(value.kind) + (value.is_number() ? " with a fraction or exponent" : "") +
+           "; expected " + expected;
+  }
+
+  void check_metadata_args(const EventFields& f, uint64_t event_index) {
+    if (f.ph.is("M") && (f.name.is("thread_name") || f.name.is("process_name")) &&
+        f.args_kind != JsonKind::kAbsent && f.args_kind != JsonKind::kObject)
+      fail_input("metadata event " + std::to_string(event_index) + " (" + std::string(f.name.text) +
+                 ") has args that is " + json_kind_name(f.args_kind) + "; expected an object");
+  }
+
+  void add_slice(const EventFields& f, uint64_t event_index) {
+    const std::string prefix = "GPU slice " + std::to_string(event_index);
+    if (f.args_kind != JsonKind::kAbsent && f.args_kind != JsonKind::kObject)
+      fail_input(prefix + " has args that is " + json_kind_name(f.args_kind) +
+                 "; expected an object");
+    if (!f.pid.present_not_null() || !f.tid.present_not_null() || !f.ts.present_not_null() ||
+        !f.dur.present_not_null() || !f.args_stream.present_not_null())
+      fail_input(prefix + " lacks pid/tid/ts/dur/stream");
+    if (!f.pid.is_int()) fail_input(slice_field_error(event_index, "pid", "an integer", f.pid));
+    if (!f.tid.is_int()) fail_input(slice_field_error(event_index, "tid", "an integer", f.tid));
+    if (!f.args_stream.is_int())
+      fail_input(slice_field_error(event_index, "args.stream", "an integer", f.args_stream));
+    if (!f.ts.is_number()) fail_input(slice_field_error(event_index, "ts", "a number", f.ts));
+    if (!f.dur.is_number()) fail_input(slice_field_error(event_index, "dur", "a number", f.dur));
+    if (f.name.present() && !f.name.is_string())
+      fail_input(slice_field_error(event_index, "name", "a string", f.name));
+    if (f.tid.int_value != f.args_stream.int_value)
+      fail_input(prefix + " has tid " + std::to_string(f.tid.int_value) + " != stream " +
+                 std::to_string(f.args_stream.int_value));
+    if (f.dur.number < 0)
+      fail_input(prefix + " has negative duration " + python_float_repr(f.dur.number));
+
+    SliceRecord slice{};
+    slice.event_index = event_index;
+    slice.ts = f.ts.number;
+    slice.dur = f.dur.number;
+    slice.stream = stream_id({f.pid.int_value, f.tid.int_value});
+    slice.region = f.args_name.is_string() && !f.args_name.text.empty()
+                       ? index_.region_names.intern(f.args_name.text)
+                       : StringTable::kNone;
+    slice.group = classify_slice(f.cat.text, f.name.text);
+    index_.slices.push_back(slice);
+  }
+
+  void add_annotation(const EventFields& f, uint64_t event_index, bool named_launch) {
+    if (!f.pid.is_int() || !f.tid.is_int())
+      fail_input("GPU annotation " + std::to_string(event_index) +
+                 " lacks an integer pid/tid (gpu_user_annotation events need both)");
+    AnnotationRecord record{};
+    record.event_index = event_index;
+    record.pid = f.pid.int_value;
+    record.tid = f.tid.int_value;
+    record.ts = f.ts.is_number() ? f.ts.number : 0.0;
+    record.dur = f.dur.is_number() ? f.dur.number : 0.0;
+    uint8_t flags = 0;
+    if (f.ts.is_number()) flags |= kTsNumeric;
+    if (f.ts.present()) flags |= kTsPresent;
+    if (f.dur.is_number()) flags |= kDurNumeric;
+    if (f.ph.is("X")) flags |= kPhaseX;
+    if (f.ph.is("M") && is_thread_metadata_name(f.name)) flags |= kMetadataShape;
+    if (named_launch) flags |= kNamedGraphLaunch;
+    record.flags = flags;
+    record.name = f.name.is_string() ? index_.annotation_names.intern(f.name.text) : StringTable::kNone;
+    const bool coalescing_candidate =
+        (flags & kPhaseX) && (flags & kTsNumeric) && (flags & kDurNumeric) && record.dur >= 0;
+    record.identity = coalescing_candidate ? index_.identities.intern(parser.annotation_identity())
+                                           : StringTable::kNone;
+    index_.annotations.push_back(record);
+  }
+
+  void add_lane_name(const EventFields& f) {
+    const std::string_view tail = lane_name_tail(f.args_name.text);
+    uint8_t role = 0;
+    if (tail == "Compute annotations" || tail == "Compute 1 annotations") role = kMainComputeLane;
+    if (tail == "NCCL all-gather annotations" || tail == "NCCL all-gather 1 annotations" ||
+        tail == "NCCL all-gather 2 annotations")
+      role = kUnshardLane;
+    if (role) index_.lane_names.push_back({f.pid.int_value, f.tid.int_value, role});
+  }
+
+  uint32_t stream_id(StreamKey key) {
+    auto [it, inserted] =
+        index_.stream_ids.try_emplace(key, static_cast<uint32_t>(index_.streams.size()));
+    if (inserted) index_.streams.push_back(key);
+    return it->second;
+  }
+
+  void mark_attention(uint64_t event_index) {
+    const uint64_t word = event_index >> 6;
+    if (index_.attention.size() <= word) index_.attention.resize(word + 1 + word / 2, 0);
+    index_.attention[word] |= uint64_t{1} << (event_index & 63);
+  }
+
+  TraceIndex& index_;
+  std::unordered_set<int64_t> pids_;
+};
+
+void add_top_level(TraceIndex& index, std::string_view key, std::string_view text,
+                   EventParser& parser) {
+  parser.validate_value(text, key);
+  for (auto& existing : index.top_level) {
+    if (existing.key != key) continue;
+    if (key == "baseTimeNanoseconds" || key == "distributedInfo")
+      fail_input("the trace repeats the top-level key \"" + std::string(key) + "\"");
+    existing.text.assign(text);  // like a JSON object read by Python: the last value wins
+    return;
+  }
+  index.top_level.push_back({std::string(key), std::string(text)});
+}
+
+}  // namespace
+
+std::string_view lane_name_tail(std::string_view name) {
+  const size_t bar = name.rfind(" | ");
+  return bar == std::string_view::npos ? name : name.substr(bar + 3);
+}
+
+TraceIndex build_index(const TraceInput& input) {
+  TraceIndex index;
+  index.display_name = input.display_name();
+  auto source = input.open();
+  TraceTokenizer tokenizer(*source);
+  IndexBuilder builder(index);
+  for (;;) {
+    const auto item = tokenizer.next();
+    if (item.kind == TraceTokenizer::Kind::kEnd) break;
+    switch (item.kind) {
+      case TraceTokenizer::Kind::kTopLevelValue:
+        add_top_level(index, item.key, item.text, builder.parser);
+        break;
+      case TraceTokenizer::Kind::kEventsBegin:
+        index.has_events = true;
+        index.events_key_position = index.top_level.size();
+        break;
+      case TraceTokenizer::Kind::kEvent: {
+        const auto& fields = builder.parser.parse(item.text, {item.index, item.offset});
+        builder.add_event(fields, item.index);
+        break;
+      }
+      case TraceTokenizer::Kind::kEnd: break;
+    }
+  }
+  if (!index.has_events) fail_input("traceEvents must be a list");
+  index.event_count = tokenizer.events_seen();
+  index.input_bytes = tokenizer.bytes_consumed();
+  builder.finish();
+  if (index.slices.empty()) fail_input("trace contains no GPU kernel/memcpy/memset slices");
+  return index;
+}
+
+}  // namespace tracecompact

@@ -1,0 +1,115 @@
+// What pass 1 keeps of a trace: compact records for the events the plan needs
+// (measured slices, GPU annotations, special thread names) and the small
+// top-level values. Nothing is kept for events that are merely passed through.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "index/groups.h"
+#include "util/string_table.h"
+
+namespace tracecompact {
+
+struct StreamKey {
+  int64_t pid;
+  int64_t tid;
+  bool operator==(const StreamKey&) const = default;
+  auto operator<=>(const StreamKey&) const = default;
+};
+struct StreamKeyHash {
+  size_t operator()(const StreamKey& key) const {
+    return std::hash<int64_t>()(key.pid * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(key.tid));
+  }
+};
+
+// A measured GPU slice (40 bytes: this is the per-slice cost of the index).
+struct SliceRecord {
+  uint64_t event_index;
+  double ts;          // start
+  double dur;         // end = ts + dur
+  uint32_t stream;    // index into TraceIndex::streams (the old stream)
+  uint32_t region;    // args.name (non-empty string) in region_names, or kNone
+  uint32_t lane = 0;  // set by the plan: index into the lane table
+  Group group;
+
+  double start() const { return ts; }
+  double end() const { return ts + dur; }
+};
+
+enum AnnotationFlags : uint8_t {
+  kTsNumeric = 1,
+  kTsPresent = 2,
+  kDurNumeric = 4,
+  kPhaseX = 8,
+  kMetadataShape = 16,  // ph "M" named thread_name/thread_sort_index: dropped on old streams
+  kNamedGraphLaunch = 32,
+};
+
+// A gpu_user_annotation event (pid and tid are integers: checked in pass 1).
+struct AnnotationRecord {
+  uint64_t event_index;
+  int64_t pid;
+  int64_t tid;
+  double ts;  // 0 when absent
+  double dur;
+  uint32_t identity;  // canonical text without ts/dur/tid, or kNone if not a coalescing candidate
+  uint32_t name;      // annotation_names id, or kNone when the name is not a string
+  uint8_t flags;
+};
+
+// thread_name metadata whose name (after the last " | ") is one the PP rules look for.
+struct LaneNameRecord {
+  int64_t pid;
+  int64_t tid;
+  uint8_t role;  // LaneRole
+};
+enum LaneRole : uint8_t { kMainComputeLane = 1, kUnshardLane = 2 };
+
+struct TopLevelValue {
+  std::string key;
+  std::string text;  // raw JSON
+};
+
+struct TraceIndex {
+  std::string display_name;
+  std::vector<TopLevelValue> top_level;  // in order, without traceEvents
+  size_t events_key_position = 0;        // where traceEvents stands among them
+  bool has_events = false;
+  uint64_t event_count = 0;
+  uint64_t input_bytes = 0;
+
+  std::vector<SliceRecord> slices;  // event order
+  std::vector<StreamKey> streams;
+  std::unordered_map<StreamKey, uint32_t, StreamKeyHash> stream_ids;
+  StringTable region_names;
+
+  std::vector<AnnotationRecord> annotations;  // event order
+  StringTable annotation_names;
+  StringTable identities;
+
+  std::vector<LaneNameRecord> lane_names;
+  // Events pass 2 must look at although they are neither slices nor annotations:
+  // ac2g flows and thread metadata with integer pid/tid (one bit per event).
+  std::vector<uint64_t> attention;
+
+  std::optional<int64_t> max_int_tid;
+  std::vector<int64_t> int_pids;  // sorted, distinct
+  uint64_t graph_launches = 0;    // events named cudaGraphLaunch
+
+  bool needs_attention(uint64_t event_index) const {
+    const uint64_t word = event_index >> 6;
+    return word < attention.size() && (attention[word] >> (event_index & 63)) & 1;
+  }
+  const TopLevelValue* find_top_level(std::string_view key) const {
+    for (const auto& value : top_level)
+      if (value.key == key) return &value;
+    return nullptr;
+  }
+};
+
+}  // namespace tracecompact

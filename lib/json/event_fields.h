@@ -1,0 +1,40 @@
+// The fields of one trace event that the spec reads, as seen by the parser.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace tracecompact {
+
+enum class JsonKind : uint8_t { kAbsent, kNull, kBool, kNumber, kString, kObject, kArray };
+
+// One JSON value, reduced to what the rules need. Strings point into the
+// parser's buffers and stay valid until the next parse.
+struct JsonScalar {
+  JsonKind kind = JsonKind::kAbsent;
+  bool integer = false;  // a number written without fraction or exponent that fits int64
+  bool boolean = false;
+  int64_t int_value = 0;
+  double number = 0;           // every number as a double (spec 0)
+  std::string_view text;       // unescaped string
+  std::string_view raw;        // raw token of a number
+
+  bool present() const { return kind != JsonKind::kAbsent; }
+  bool present_not_null() const { return kind != JsonKind::kAbsent && kind != JsonKind::kNull; }
+  bool is_int() const { return kind == JsonKind::kNumber && integer; }
+  bool is_number() const { return kind == JsonKind::kNumber; }
+  bool is_string() const { return kind == JsonKind::kString; }
+  bool is(std::string_view s) const { return kind == JsonKind::kString && text == s; }
+};
+
+struct EventFields {
+  JsonScalar name, cat, ph, pid, tid, ts, dur, id;
+  JsonKind args_kind = JsonKind::kAbsent;
+  JsonScalar args_stream, args_name;
+
+  void clear() { *this = EventFields{}; }
+};
+
+const char* json_kind_name(JsonKind kind);
+
+}  // namespace tracecompact

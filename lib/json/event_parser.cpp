@@ -1,0 +1,395 @@
+#include "json/event_parser.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <utility>
+
+#include "json/number_format.h"
+#include "tracecompact/error.h"
+
+namespace tracecompact {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+
+const char* json_kind_name(JsonKind kind) {
+  switch (kind) {
+    case JsonKind::kAbsent: return "absent";
+    case JsonKind::kNull: return "null";
+    case JsonKind::kBool: return "a boolean";
+    case JsonKind::kNumber: return "a number";
+    case JsonKind::kString: return "a string";
+    case JsonKind::kObject: return "an object";
+    case JsonKind::kArray: return "an array";
+  }
+  return "?";
+}
+
+namespace json {
+
+std::string_view trim_token(std::string_view token) {
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                            token.back() == '\t'))
+    token.remove_suffix(1);
+  return token;
+}
+
+namespace {
+
+// Numbers: simdjson validates them; the token text decides integer-ness (spec 0:
+// "-0" is the integer 0, while simdjson reads it as a double).
+error_code read_number(od::value& value, JsonScalar& out) {
+  const std::string_view token = trim_token(value.raw_json_token());
+  od::number number;
+  if (auto e = value.get_number().get(number)) return e;
+  out.kind = JsonKind::kNumber;
+  out.raw = token;
+  out.number = number.as_double();
+  out.integer = false;
+  if (!is_integer_token(token)) return simdjson::SUCCESS;
+  int64_t parsed = 0;
+  auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), parsed);
+  if (ec == std::errc() && ptr == token.data() + token.size()) {
+    out.integer = true;
+    out.int_value = parsed;
+    out.number = static_cast<double>(parsed);
+  }
+  return simdjson::SUCCESS;
+}
+
+}  // namespace
+
+error_code read_value(od::value value, JsonScalar& out, int depth) {
+  od::json_type type;
+  if (auto e = value.type().get(type)) return e;
+  switch (type) {
+    case od::json_type::number:
+      return read_number(value, out);
+    case od::json_type::string:
+      out.kind = JsonKind::kString;
+      return value.get_string().get(out.text);
+    case od::json_type::boolean:
+      out.kind = JsonKind::kBool;
+      return value.get_bool().get(out.boolean);
+    case od::json_type::null: {
+      bool is_null = false;
+      if (auto e = value.is_null().get(is_null)) return e;
+      out.kind = JsonKind::kNull;
+      return is_null ? simdjson::SUCCESS : simdjson::N_ATOM_ERROR;
+    }
+    case od::json_type::object:
+      out.kind = JsonKind::kObject;
+      return validate(value, depth);
+    case od::json_type::array:
+      out.kind = JsonKind::kArray;
+      return validate(value, depth);
+  }
+  return simdjson::INCORRECT_TYPE;
+}
+
+error_code validate(od::value value, int depth) {
+  if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
+  od::json_type type;
+  if (auto e = value.type().get(type)) return e;
+  switch (type) {
+    case od::json_type::object: {
+      od::object object;
+      if (auto e = value.get_object().get(object)) return e;
+      for (auto field_result : object) {
+        od::field field;
+        if (auto e = std::move(field_result).get(field)) return e;
+        std::string_view key;
+        if (auto e = field.unescaped_key().get(key)) return e;
+        if (auto e = validate(field.value(), depth + 1)) return e;
+      }
+      return simdjson::SUCCESS;
+    }
+    case od::json_type::array: {
+      od::array array;
+      if (auto e = value.get_array().get(array)) return e;
+      for (auto element_result : array) {
+        od::value element;
+        if (auto e = std::move(element_result).get(element)) return e;
+        if (auto e = validate(element, depth + 1)) return e;
+      }
+      return simdjson::SUCCESS;
+    }
+    default: {
+      JsonScalar scalar;
+      return read_value(value, scalar, depth);
+    }
+  }
+}
+
+void append_escaped_string(std::string_view text, std::string& out) {
+  static const char* kHex = "0123456789abcdef";
+  out += '"';
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (byte < 0x20) {
+      out += "\\u00";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+namespace {
+
+struct SkipKeys {
+  const std::string_view* keys = nullptr;
+  size_t count = 0;
+  bool has(std::string_view key) const { return std::find(keys, keys + count, key) != keys + count; }
+};
+
+error_code append_canonical_object(od::object object, std::string& out, int depth, SkipKeys skip,
+                                   SkipKeys args_skip = {}) {
+  // Members are canonicalised separately, then sorted by key; a repeated key
+  // keeps its last value, as a JSON object read by Python does.
+  std::vector<std::pair<std::string, std::string>> members;
+  for (auto field_result : object) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) return e;
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) return e;
+    if (skip.has(key)) {
+      if (auto e = validate(field.value(), depth + 1)) return e;
+      continue;
+    }
+    std::string value_text;
+    od::value value = field.value();
+    od::json_type type;
+    if (auto e = value.type().get(type)) return e;
+    if (args_skip.count && key == "args" && type == od::json_type::object) {
+      od::object args;
+      if (auto e = value.get_object().get(args)) return e;
+      if (auto e = append_canonical_object(args, value_text, depth + 1, args_skip)) return e;
+    } else if (auto e = append_canonical(value, value_text, depth + 1)) {
+      return e;
+    }
+    members.emplace_back(std::string(key), std::move(value_text));
+  }
+  std::stable_sort(members.begin(), members.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  out += '{';
+  bool first = true;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (i + 1 < members.size() && members[i + 1].first == members[i].first) continue;
+    if (!first) out += ',';
+    first = false;
+    append_escaped_string(members[i].first, out);
+    out += ':';
+    out += members[i].second;
+  }
+  out += '}';
+  return simdjson::SUCCESS;
+}
+
+}  // namespace
+
+error_code append_canonical(od::value value, std::string& out, int depth) {
+  if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
+  od::json_type type;
+  if (auto e = value.type().get(type)) return e;
+  switch (type) {
+    case od::json_type::object: {
+      od::object object;
+      if (auto e = value.get_object().get(object)) return e;
+      return append_canonical_object(object, out, depth, SkipKeys{});
+    }
+    case od::json_type::array: {
+      od::array array;
+      if (auto e = value.get_array().get(array)) return e;
+      out += '[';
+      bool first = true;
+      for (auto element_result : array) {
+        od::value element;
+        if (auto e = std::move(element_result).get(element)) return e;
+        if (!first) out += ',';
+        first = false;
+        if (auto e = append_canonical(element, out, depth + 1)) return e;
+      }
+      out += ']';
+      return simdjson::SUCCESS;
+    }
+    default: {
+      JsonScalar scalar;
+      if (auto e = read_value(value, scalar, depth)) return e;
+      switch (scalar.kind) {
+        case JsonKind::kNumber:
+          if (scalar.integer)
+            out += std::to_string(scalar.int_value);
+          else if (is_integer_token(scalar.raw))
+            out += scalar.raw;  // an integer beyond 64 bits: its digits are canonical
+          else
+            out += format_double(scalar.number);
+          break;
+        case JsonKind::kString: append_escaped_string(scalar.text, out); break;
+        case JsonKind::kBool: out += scalar.boolean ? "true" : "false"; break;
+        default: out += "null"; break;
+      }
+      return simdjson::SUCCESS;
+    }
+  }
+}
+
+error_code append_canonical_event(od::object object, std::string& out) {
+  static const std::string_view kSkip[] = {"ts", "dur", "tid"};
+  return append_canonical_object(object, out, 0, SkipKeys{kSkip, 3});
+}
+
+error_code append_canonical_slice(od::object object, std::string& out) {
+  static const std::string_view kSkip[] = {"pid", "tid", "ts"};
+  static const std::string_view kArgsSkip[] = {"stream"};
+  return append_canonical_object(object, out, 0, SkipKeys{kSkip, 3}, SkipKeys{kArgsSkip, 1});
+}
+
+}  // namespace json
+
+EventParser::EventParser() = default;
+
+simdjson::padded_string_view EventParser::load(std::string_view text) {
+  const size_t needed = text.size() + simdjson::SIMDJSON_PADDING;
+  if (buffer_.size() < needed) buffer_.resize(std::max(needed, buffer_.size() * 2));
+  std::memcpy(buffer_.data(), text.data(), text.size());
+  std::memset(buffer_.data() + text.size(), ' ', simdjson::SIMDJSON_PADDING);
+  return simdjson::padded_string_view(buffer_.data(), text.size(), buffer_.size());
+}
+
+void EventParser::fail(error_code error) const {
+  std::string what = error == simdjson::DEPTH_ERROR ? "nesting deeper than " +
+                                                          std::to_string(json::kMaxDepth) + " levels"
+                                                    : simdjson::error_message(error);
+  fail_input("invalid JSON in event " + std::to_string(origin_.index) + " (byte offset " +
+             std::to_string(origin_.byte_offset) + "): " + what);
+}
+
+namespace {
+
+// A key the tool reads may appear once per object (spec 12).
+void take_once(JsonScalar& slot, od::value value, std::string_view key, const EventOrigin& origin,
+               error_code& error) {
+  if (slot.present())
+    fail_input("event " + std::to_string(origin.index) + " (byte offset " +
+               std::to_string(origin.byte_offset) + ") repeats the key \"" + std::string(key) +
+               "\"");
+  error = json::read_value(value, slot, 1);
+}
+
+}  // namespace
+
+void EventParser::read_args(od::value value) {
+  od::json_type type;
+  if (auto e = value.type().get(type)) fail(e);
+  if (type != od::json_type::object) {
+    JsonScalar scalar;
+    if (auto e = json::read_value(value, scalar, 1)) fail(e);
+    fields_.args_kind = scalar.kind;
+    return;
+  }
+  fields_.args_kind = JsonKind::kObject;
+  od::object object;
+  if (auto e = value.get_object().get(object)) fail(e);
+  for (auto field_result : object) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) fail(e);
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) fail(e);
+    error_code error = simdjson::SUCCESS;
+    if (key == "stream")
+      take_once(fields_.args_stream, field.value(), "args.stream", origin_, error);
+    else if (key == "name")
+      take_once(fields_.args_name, field.value(), "args.name", origin_, error);
+    else
+      error = json::validate(field.value(), 2);
+    if (error) fail(error);
+  }
+}
+
+void EventParser::read_fields(od::object object) {
+  for (auto field_result : object) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) fail(e);
+    std::string_view key;
+    if (auto e = field.unescaped_key().get(key)) fail(e);
+    JsonScalar* slot = nullptr;
+    if (key.size() <= 4) {
+      if (key == "name") slot = &fields_.name;
+      else if (key == "cat") slot = &fields_.cat;
+      else if (key == "ph") slot = &fields_.ph;
+      else if (key == "pid") slot = &fields_.pid;
+      else if (key == "tid") slot = &fields_.tid;
+      else if (key == "ts") slot = &fields_.ts;
+      else if (key == "dur") slot = &fields_.dur;
+      else if (key == "id") slot = &fields_.id;
+      else if (key == "args") {
+        if (fields_.args_kind != JsonKind::kAbsent)
+          fail_input("event " + std::to_string(origin_.index) + " (byte offset " +
+                     std::to_string(origin_.byte_offset) + ") repeats the key \"args\"");
+        read_args(field.value());
+        continue;
+      }
+    }
+    error_code error = simdjson::SUCCESS;
+    if (slot)
+      take_once(*slot, field.value(), key, origin_, error);
+    else
+      error = json::validate(field.value(), 1);
+    if (error) fail(error);
+  }
+}
+
+const EventFields& EventParser::parse(std::string_view text, const EventOrigin& origin) {
+  origin_ = origin;
+  fields_.clear();
+  if (auto e = parser_.iterate(load(text)).get(document_)) fail(e);
+  od::object object;
+  if (auto e = document_.get_object().get(object)) fail(e);
+  read_fields(object);
+  return fields_;
+}
+
+std::string_view EventParser::annotation_identity() {
+  canonical_.clear();
+  document_.rewind();
+  od::object object;
+  if (auto e = document_.get_object().get(object)) fail(e);
+  if (auto e = json::append_canonical_event(object, canonical_)) fail(e);
+  return canonical_;
+}
+
+std::string_view EventParser::slice_signature() {
+  canonical_.clear();
+  document_.rewind();
+  od::object object;
+  if (auto e = document_.get_object().get(object)) fail(e);
+  if (auto e = json::append_canonical_slice(object, canonical_)) fail(e);
+  return canonical_;
+}
+
+void EventParser::validate_value(std::string_view text, std::string_view what) {
+  // Wrapped in an array so that scalar documents take the same path as any value.
+  std::string wrapped;
+  wrapped.reserve(text.size() + 2);
+  wrapped += '[';
+  wrapped += text;
+  wrapped += ']';
+  auto fail_value = [&](error_code e) {
+    fail_input("invalid JSON in top-level value \"" + std::string(what) +
+               "\": " + simdjson::error_message(e));
+  };
+  od::document document;
+  if (auto e = parser_.iterate(load(wrapped)).get(document)) fail_value(e);
+  od::value value;
+  if (auto e = document.get_value().get(value)) fail_value(e);
+  if (auto e = json::validate(value, 0)) fail_value(e);
+}
+
+}  // namespace tracecompact

@@ -1,0 +1,73 @@
+// Parses one event (a JSON object delimited by the tokenizer) with simdjson
+// on-demand. Every value is visited, so the event is fully validated (strict
+// RFC 8259: no NaN/Infinity, valid UTF-8, numbers in double range), while only
+// the fields the spec reads are kept.
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json/event_fields.h"
+
+namespace tracecompact {
+
+// Where an event came from, for error messages.
+struct EventOrigin {
+  uint64_t index = 0;        // event index in traceEvents
+  uint64_t byte_offset = 0;  // offset of its '{' in the (decompressed) input
+};
+
+class EventParser {
+ public:
+  EventParser();
+
+  // Parses and validates `text`; the result stays valid until the next call.
+  const EventFields& parse(std::string_view text, const EventOrigin& origin);
+
+  // Canonical text (spec 0) of the last parsed event without the keys ts, dur
+  // and tid: the identity of an annotation up to its track and interval.
+  std::string_view annotation_identity();
+
+  // Canonical text of the last parsed slice without pid, tid, ts and args.stream:
+  // what compaction (and merge alignment) must leave unchanged.
+  std::string_view slice_signature();
+
+  // Validates a standalone JSON value (a top-level value of the trace).
+  void validate_value(std::string_view text, std::string_view what);
+
+  simdjson::ondemand::parser& raw_parser() { return parser_; }
+  simdjson::padded_string_view load(std::string_view text);
+
+ private:
+  void read_fields(simdjson::ondemand::object object);
+  void read_args(simdjson::ondemand::value value);
+  [[noreturn]] void fail(simdjson::error_code error) const;
+
+  simdjson::ondemand::parser parser_;
+  std::vector<char> buffer_;  // padded copy of the event, reused
+  simdjson::ondemand::document document_;
+  EventFields fields_;
+  EventOrigin origin_;
+  std::string canonical_;
+};
+
+// Helpers shared with the rewriter and the verifier.
+namespace json {
+
+// Reads any scalar into `out`; objects/arrays are validated and only their kind kept.
+simdjson::error_code read_value(simdjson::ondemand::value value, JsonScalar& out, int depth);
+// Visits every part of a value so that on-demand validates all of it.
+simdjson::error_code validate(simdjson::ondemand::value value, int depth);
+// Appends the canonical text of a value (keys sorted, last duplicate wins).
+simdjson::error_code append_canonical(simdjson::ondemand::value value, std::string& out, int depth);
+void append_escaped_string(std::string_view text, std::string& out);
+std::string_view trim_token(std::string_view token);
+
+constexpr int kMaxDepth = 512;
+
+}  // namespace json
+}  // namespace tracecompact

@@ -1,0 +1,373 @@
+#include "merge/merge.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/single_trace.h"
+#include "core/summary.h"
+#include "index/index_pass.h"
+#include "index/trace_metadata.h"
+#include "merge/rank_files.h"
+#include "plan/compaction_plan.h"
+#include "verify/verifier.h"
+#include "writer/rank_events.h"
+
+namespace tracecompact {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Rank {
+  RankFile file;
+  std::unique_ptr<TraceInput> input;
+  TraceIndex index;
+  TraceMetadata metadata;
+  std::unique_ptr<CompactionPlan> plan;
+  int64_t global_rank = 0;
+  int64_t pp_rank = 0;
+  double offset_us = 0;
+  std::vector<int64_t> ordered_pids;              // non-GPU pids, then GPU pids
+  std::unordered_map<int64_t, int64_t> pid_map;   // old pid -> merged pid
+  std::unordered_set<int64_t> gpu_pids;
+  uint64_t flow_endpoints_mapped = 0;
+};
+
+// Pass 1 and planning of every rank, `threads` at a time; the first failure (in
+// file order) is reported, whatever the thread count.
+void index_ranks(std::vector<Rank>& ranks, unsigned threads) {
+  std::vector<std::exception_ptr> errors(ranks.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < ranks.size(); i = next++) {
+      try {
+        Rank& rank = ranks[i];
+        rank.input = std::make_unique<TraceInput>(TraceInput::open_path(rank.file.path));
+        rank.index = build_index(*rank.input);
+        rank.metadata = read_trace_metadata(rank.index);
+        rank.plan = std::make_unique<CompactionPlan>(rank.index);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min<unsigned>(threads, static_cast<unsigned>(ranks.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& thread : pool) thread.join();
+  for (auto& error : errors)
+    if (error) std::rethrow_exception(error);
+}
+
+// spec 11 checks, each over all traces before the next.
+void check_ranks(const std::vector<Rank>& ranks) {
+  for (const auto& rank : ranks)
+    if (!rank.metadata.base_time_ns)
+      fail_input("all PP traces must contain integer baseTimeNanoseconds");
+  for (const auto& rank : ranks) {
+    if (!rank.metadata.has_distributed_info) fail_input("trace is missing distributedInfo");
+    if (!rank.metadata.rank) fail_input("trace distributedInfo is missing an integer rank");
+  }
+  std::set<int64_t> seen;
+  for (const auto& rank : ranks)
+    if (!seen.insert(*rank.metadata.rank).second)
+      fail_input("PP traces contain duplicate distributed ranks");
+}
+
+// The first PP group (traces in input order) holding every rank orders them;
+// else the sorted global ranks do.
+void assign_pp_ranks(std::vector<Rank>& ranks) {
+  for (auto& rank : ranks) rank.global_rank = *rank.metadata.rank;
+  for (const auto& rank : ranks) {
+    check_pg_config(rank.metadata);
+    for (const auto& group : rank.metadata.pp_groups) {
+      const bool holds_all = std::all_of(ranks.begin(), ranks.end(), [&](const Rank& r) {
+        return position_in_group(group, r.global_rank).has_value();
+      });
+      if (!holds_all) continue;
+      for (auto& r : ranks) r.pp_rank = static_cast<int64_t>(*position_in_group(group, r.global_rank));
+      return;
+    }
+  }
+  std::vector<int64_t> sorted;
+  for (const auto& rank : ranks) sorted.push_back(rank.global_rank);
+  std::sort(sorted.begin(), sorted.end());
+  for (auto& rank : ranks)
+    rank.pp_rank = std::lower_bound(sorted.begin(), sorted.end(), rank.global_rank) - sorted.begin();
+}
+
+void align_and_layout(std::vector<Rank>& ranks, std::vector<Rank*>& pp_order, int64_t& base_ns) {
+  base_ns = *ranks.front().metadata.base_time_ns;
+  for (const auto& rank : ranks) base_ns = std::min(base_ns, *rank.metadata.base_time_ns);
+  for (auto& rank : ranks)
+    rank.offset_us = static_cast<double>(*rank.metadata.base_time_ns - base_ns) / 1000.0;
+  for (auto& rank : ranks) pp_order.push_back(&rank);
+  std::stable_sort(pp_order.begin(), pp_order.end(),
+                   [](const Rank* a, const Rank* b) { return a->pp_rank < b->pp_rank; });
+  int64_t next_pid = 1;
+  for (Rank* rank : pp_order) {
+    for (const auto& slice : rank->index.slices)
+      rank->gpu_pids.insert(rank->index.streams[slice.stream].pid);
+    rank->ordered_pids = rank->index.int_pids;
+    std::stable_sort(rank->ordered_pids.begin(), rank->ordered_pids.end(), [&](int64_t a, int64_t b) {
+      return std::make_pair(rank->gpu_pids.count(a) > 0, a) < std::make_pair(rank->gpu_pids.count(b) > 0, b);
+    });
+    for (int64_t pid : rank->ordered_pids) rank->pid_map[pid] = next_pid++;
+  }
+}
+
+struct MergedArrows {
+  PPArrowResult result;
+  std::unordered_map<int64_t, int64_t> pp_rank_of_pid;
+};
+
+MergedArrows draw_merged_arrows(const std::vector<Rank*>& pp_order) {
+  MergedArrows merged;
+  std::vector<PPAnnotation> annotations;
+  PPLaneSets lanes;
+  for (const Rank* rank : pp_order) {
+    for (const auto& [old_pid, new_pid] : rank->pid_map) merged.pp_rank_of_pid[new_pid] = rank->pp_rank;
+    for (PPAnnotation a : rank->plan->pp_annotations(rank->offset_us)) {
+      a.pid = rank->pid_map.at(a.pid);
+      annotations.push_back(a);
+    }
+    const PPLaneSets rank_lanes = rank->plan->pp_lane_sets();
+    for (const auto& key : rank_lanes.main_compute) lanes.main_compute.insert({rank->pid_map.at(key.pid), key.tid});
+    for (const auto& key : rank_lanes.unshard) lanes.unshard.insert({rank->pid_map.at(key.pid), key.tid});
+  }
+  merged.result = draw_pp_arrows(annotations, lanes, true, kFirstPPFlowId);
+  return merged;
+}
+
+void write_process_metadata(const Rank& rank, JsonOut& out) {
+  for (size_t position = 0; position < rank.ordered_pids.size(); ++position) {
+    const int64_t old_pid = rank.ordered_pids[position];
+    const int64_t pid = rank.pid_map.at(old_pid);
+    const std::string role = rank.gpu_pids.count(old_pid) ? "GPU" : "process " + std::to_string(old_pid);
+    out.start_object();
+    out.key("name");
+    out.string("process_name");
+    out.key("ph");
+    out.string("M");
+    out.key("pid");
+    out.integer(pid);
+    out.key("tid");
+    out.integer(0);
+    out.key("args");
+    out.start_object();
+    out.key("name");
+    out.string("PP rank " + std::to_string(rank.pp_rank) + " (global rank " +
+               std::to_string(rank.global_rank) + ") | " + role);
+    out.end_object();
+    out.end_object();
+    out.start_object();
+    out.key("name");
+    out.string("process_sort_index");
+    out.key("ph");
+    out.string("M");
+    out.key("pid");
+    out.integer(pid);
+    out.key("tid");
+    out.integer(0);
+    out.key("args");
+    out.start_object();
+    out.key("sort_index");
+    out.integer(rank.pp_rank * 1000 + static_cast<int64_t>(position));
+    out.end_object();
+    out.end_object();
+  }
+}
+
+template <typename Writer>
+void write_merge_summary(Writer& w, const std::vector<Rank>& ranks, const std::vector<Rank*>& pp_order,
+                         const PPArrowCounts& counts) {
+  auto key = [&](std::string_view k) { w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); };
+  key("time_alignment");
+  w.String("baseTimeNanoseconds");
+  key("time_offsets_us");
+  w.StartObject();
+  for (const auto& rank : ranks) {
+    key(std::to_string(rank.global_rank));
+    w.Double(rank.offset_us);
+  }
+  w.EndObject();
+  key("pp_ranks");
+  w.StartArray();
+  for (const Rank* rank : pp_order) {
+    w.StartObject();
+    key("pp_rank");
+    w.Int64(rank->pp_rank);
+    key("global_rank");
+    w.Int64(rank->global_rank);
+    w.EndObject();
+  }
+  w.EndArray();
+  key("pp_send_recv_pairs");
+  w.Uint64(counts.send_recv_pairs);
+  key("pp_send_recv_unmatched");
+  w.Uint64(counts.send_recv_unmatched);
+  key("pp_compute_dependency_pairs");
+  w.Uint64(counts.compute_pairs);
+  key("pp_compute_dependency_unmatched");
+  w.Uint64(counts.compute_unmatched);
+  key("pp_unshard_compute_pairs");
+  w.Uint64(counts.unshard_pairs);
+  key("pp_unshard_compute_unmatched");
+  w.Uint64(counts.unshard_unmatched);
+  key("per_rank_compaction");
+  w.StartObject();
+  for (const auto& rank : ranks) {
+    key(std::to_string(rank.global_rank));
+    w.StartObject();
+    // The single-trace summary's keys without the PP keys.
+    write_compaction_counts(w, rank.plan->counts(), rank.flow_endpoints_mapped);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& pp_order,
+                           int64_t base_ns, const MergedArrows& arrows, ByteSink& sink) {
+  const Rank& first = *pp_order.front();
+  JsonOut out(sink);
+  auto write_events = [&] {
+    out.key("traceEvents");
+    out.start_array();
+    for (Rank* rank : pp_order) {
+      FlowIdRenumberer flow_ids(static_cast<uint64_t>(rank->pp_rank + 1) * 1000000000ull);
+      MergeEdit edit;
+      edit.pid_map = &rank->pid_map;
+      edit.ts_offset = rank->offset_us;
+      edit.flow_ids = &flow_ids;
+      edit.name_prefix = "PP rank " + std::to_string(rank->pp_rank) + " | ";
+      rank->flow_endpoints_mapped =
+          write_rank_events(*rank->input, *rank->plan, &edit, out).flow_endpoints_mapped;
+      write_plan_events(*rank->plan, &edit, out);
+      write_process_metadata(*rank, out);
+    }
+    write_pp_arrows(arrows.result.arrows,
+                    [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); }, out);
+    out.end_array();
+  };
+  auto write_distributed_info = [&] {
+    out.start_object();
+    out.key("backend");
+    out.raw(first.metadata.backend_json);
+    out.key("ranks");
+    out.start_array();
+    for (const Rank* rank : pp_order) out.integer(rank->global_rank);
+    out.end_array();
+    out.key("pp_rank_count");
+    out.integer(static_cast<int64_t>(pp_order.size()));
+    out.end_object();
+  };
+  static const std::string kTraceName = "Merged pipeline-parallel CUDA graph trace";
+  bool wrote_compaction = false, wrote_name = false;
+  const auto& top = first.index.top_level;
+  out.start_object();
+  for (size_t i = 0; i <= top.size(); ++i) {
+    if (i == first.index.events_key_position) write_events();
+    if (i == top.size()) break;
+    const TopLevelValue& value = top[i];
+    if (value.key == "cuda_graph_pp_merge") continue;  // written last, with the counts of pass 2
+    out.key(value.key);
+    if (value.key == "cuda_graph_stream_compaction") {
+      write_stream_compaction_value(out);
+      wrote_compaction = true;
+    } else if (value.key == "baseTimeNanoseconds") {
+      out.integer(base_ns);
+    } else if (value.key == "traceName") {
+      out.string(kTraceName);
+      wrote_name = true;
+    } else if (value.key == "distributedInfo") {
+      write_distributed_info();
+    } else {
+      out.raw(value.text);
+    }
+  }
+  if (!wrote_compaction) {
+    out.key("cuda_graph_stream_compaction");
+    write_stream_compaction_value(out);
+  }
+  if (!wrote_name) {
+    out.key("traceName");
+    out.string(kTraceName);
+  }
+  out.key("cuda_graph_pp_merge");
+  out.start_object();
+  write_merge_summary(out.writer(), ranks, pp_order, arrows.result.counts);
+  out.end_object();
+  out.end_object();
+  out.stream().drain();
+}
+
+std::string render_merge_summary(const std::vector<Rank>& ranks, const std::vector<Rank*>& pp_order,
+                                 const PPArrowCounts& counts, const std::string& output, bool verified) {
+  rapidjson::StringBuffer buffer;
+  SummaryWriter w(buffer);
+  w.SetIndent(' ', 2);
+  w.StartObject();
+  w.Key("input");
+  w.StartArray();
+  for (const auto& rank : ranks) summary_string(w, rank.file.path);
+  w.EndArray();
+  w.Key("output");
+  summary_string(w, output);
+  write_merge_summary(w, ranks, pp_order, counts);
+  if (verified) {
+    w.Key("verified");
+    w.Bool(true);
+  }
+  w.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+}  // namespace
+
+std::string default_merge_output(const std::string& input) {
+  return (fs::path(merge_directory(input)) / "pp_traces_merged_compacted.json.gz").string();
+}
+
+RunResult run_merge(const MergeRequest& request) {
+  std::optional<std::set<uint64_t>> selection;
+  if (request.ranks) selection = parse_rank_selection(*request.ranks);
+  const std::string directory = merge_directory(request.input);
+  std::vector<Rank> ranks;
+  for (auto& file : find_rank_files(directory, selection)) {
+    ranks.emplace_back();
+    ranks.back().file = file;
+  }
+  index_ranks(ranks, request.threads);
+  check_ranks(ranks);
+  assign_pp_ranks(ranks);
+  std::vector<Rank*> pp_order;
+  int64_t base_ns = 0;
+  align_and_layout(ranks, pp_order, base_ns);
+  const MergedArrows arrows = draw_merged_arrows(pp_order);
+  {
+    OutputFile file(request.output);
+    write_merged_document(ranks, pp_order, base_ns, arrows, file.sink());
+    file.commit();
+  }
+  if (request.verify) {
+    std::vector<VerifyRank> verify_ranks;
+    for (const Rank* rank : pp_order)
+      verify_ranks.push_back({rank->input.get(), &rank->pid_map, rank->offset_us});
+    verify_merged_output(verify_ranks, request.output.path);
+  }
+  RunResult result;
+  result.output_path = request.output.path;
+  result.summary_json =
+      render_merge_summary(ranks, pp_order, arrows.result.counts, request.output.path, request.verify);
+  return result;
+}
+
+}  // namespace tracecompact

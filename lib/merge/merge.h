@@ -1,0 +1,26 @@
+// Merge mode (spec 11): compacts every PP rank, aligns them on the smallest
+// baseTimeNanoseconds and writes one timeline with cross-rank arrows.
+// Each rank is indexed by its own pass 1 (in parallel); pass 2 streams the
+// ranks one after another into the single output.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sink/output_file.h"
+#include "tracecompact/tracecompact.h"
+
+namespace tracecompact {
+
+struct MergeRequest {
+  std::string input;  // folder, or a file inside it
+  std::optional<std::string> ranks;
+  unsigned threads = 0;
+  OutputSpec output;
+  bool verify = false;
+};
+
+std::string default_merge_output(const std::string& input);
+RunResult run_merge(const MergeRequest& request);
+
+}  // namespace tracecompact

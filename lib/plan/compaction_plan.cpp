@@ -1,0 +1,302 @@
+#include "plan/compaction_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+#include <unordered_set>
+
+#include "index/index_pass.h"
+#include "plan/lane_packing.h"
+#include "tracecompact/error.h"
+
+namespace tracecompact {
+
+CompactionPlan::CompactionPlan(const TraceIndex& index) : index_(index) {
+  assign_lanes();
+  index_streams();
+  map_annotations();
+  coalesce_annotations();
+  build_spans();
+  name_tracks();
+  count();
+}
+
+// spec 3 and 4: pack each (pid, group) and hand out tids pid by pid, group by group.
+void CompactionPlan::assign_lanes() {
+  auto& slices = const_cast<std::vector<SliceRecord>&>(index_.slices);  // the plan owns `lane`
+  const auto& streams = index_.streams;
+  std::vector<uint32_t> order(slices.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const SliceRecord& x = slices[a];
+    const SliceRecord& y = slices[b];
+    return std::make_tuple(streams[x.stream].pid, x.group, x.start(), x.end(), a) <
+           std::make_tuple(streams[y.stream].pid, y.group, y.start(), y.end(), b);
+  });
+  int64_t next_tid = index_.max_int_tid.value_or(0) + 1000;
+  std::vector<Interval> intervals;
+  for (size_t begin = 0; begin < order.size();) {
+    const int64_t pid = streams[slices[order[begin]].stream].pid;
+    const Group group = slices[order[begin]].group;
+    size_t end = begin;
+    intervals.clear();
+    while (end < order.size() && streams[slices[order[end]].stream].pid == pid &&
+           slices[order[end]].group == group) {
+      intervals.push_back({slices[order[end]].start(), slices[order[end]].end()});
+      ++end;
+    }
+    uint32_t lane_count = 0;
+    const auto lane_of = pack_sorted_intervals(intervals, lane_count);
+    const auto first_lane = static_cast<uint32_t>(lanes_.size());
+    for (uint32_t lane = 0; lane < lane_count; ++lane)
+      lanes_.push_back({pid, next_tid + lane, group, lane, lane_count, 0});
+    next_tid += lane_count;
+    for (size_t k = begin; k < end; ++k) slices[order[k]].lane = first_lane + lane_of[k - begin];
+    begin = end;
+  }
+  // Annotation tracks: above every tid in use; lanes are already in (pid, tid) order.
+  int64_t max_tid = lanes_.back().tid;
+  if (index_.max_int_tid) max_tid = std::max(max_tid, *index_.max_int_tid);
+  for (size_t i = 0; i < lanes_.size(); ++i)
+    lanes_[i].annotation_tid = max_tid + 1000 + static_cast<int64_t>(i);
+}
+
+void CompactionPlan::index_streams() {
+  const auto& slices = index_.slices;
+  by_stream_.resize(slices.size());
+  for (uint32_t i = 0; i < by_stream_.size(); ++i) by_stream_[i] = i;
+  std::sort(by_stream_.begin(), by_stream_.end(), [&](uint32_t a, uint32_t b) {
+    return std::make_tuple(slices[a].stream, slices[a].start(), a) <
+           std::make_tuple(slices[b].stream, slices[b].start(), b);
+  });
+  stream_begin_.assign(index_.streams.size() + 1, 0);
+  for (const auto& slice : slices) ++stream_begin_[slice.stream + 1];
+  for (size_t i = 1; i < stream_begin_.size(); ++i) stream_begin_[i] += stream_begin_[i - 1];
+}
+
+std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts) const {
+  const auto found = index_.stream_ids.find(stream);
+  if (found == index_.stream_ids.end()) return std::nullopt;
+  const auto begin = by_stream_.begin() + stream_begin_[found->second];
+  const auto end = by_stream_.begin() + stream_begin_[found->second + 1];
+  // The last slice starting at ts: equal starts are in event order.
+  auto it = std::upper_bound(begin, end, ts,
+                             [&](double t, uint32_t s) { return t < index_.slices[s].start(); });
+  if (it == begin || index_.slices[*(it - 1)].start() != ts) return std::nullopt;
+  return lane_tid_of_slice(*(it - 1));
+}
+
+// spec 5: the slice nearest to ts among the neighbours of its insertion point.
+size_t CompactionPlan::nearest_slice(uint32_t stream, double ts) const {
+  const size_t begin = stream_begin_[stream];
+  const size_t end = stream_begin_[stream + 1];
+  const auto& slices = index_.slices;
+  const size_t p = static_cast<size_t>(
+      std::lower_bound(by_stream_.begin() + begin, by_stream_.begin() + end, ts,
+                       [&](uint32_t s, double t) { return slices[s].start() < t; }) -
+      by_stream_.begin());
+  size_t best = 0;
+  double best_distance = 0;
+  bool have_best = false;
+  for (size_t position = p == begin ? p : p - 1; position < std::min(end, p + 2); ++position) {
+    const SliceRecord& s = slices[by_stream_[position]];
+    const double distance = (s.start() <= ts && ts <= s.end())
+                                ? 0.0
+                                : std::min(std::fabs(ts - s.start()), std::fabs(ts - s.end()));
+    if (!have_best || distance < best_distance) {
+      best = by_stream_[position];
+      best_distance = distance;
+      have_best = true;
+    }
+  }
+  return best;
+}
+
+void CompactionPlan::map_annotations() {
+  outcomes_.resize(index_.annotations.size());
+  for (size_t i = 0; i < index_.annotations.size(); ++i) {
+    const AnnotationRecord& a = index_.annotations[i];
+    AnnotationOutcome& out = outcomes_[i];
+    out = {a.tid, a.ts, a.dur, AnnotationFate::kKept, false};
+    const auto stream = index_.stream_ids.find({a.pid, a.tid});
+    if (stream == index_.stream_ids.end()) continue;
+    if (a.flags & kMetadataShape) {
+      out.fate = AnnotationFate::kDropped;  // old stream metadata (spec 5)
+      continue;
+    }
+    if ((a.flags & kTsPresent) && !(a.flags & kTsNumeric))
+      fail_input("GPU annotation " + std::to_string(a.event_index) + " has a non-numeric ts");
+    const size_t slice = nearest_slice(stream->second, a.ts);
+    out.tid = lanes_[index_.slices[slice].lane].annotation_tid;
+    ++counts_.gpu_annotations_mapped;
+  }
+}
+
+// spec 6: identical annotations (up to ts/dur) that overlap become one.
+void CompactionPlan::coalesce_annotations() {
+  const auto& records = index_.annotations;
+  std::vector<uint32_t> candidates;
+  for (uint32_t i = 0; i < records.size(); ++i)
+    if (outcomes_[i].fate == AnnotationFate::kKept && records[i].identity != StringTable::kNone)
+      candidates.push_back(i);
+  auto key = [&](uint32_t i) {
+    return std::make_tuple(records[i].identity, outcomes_[i].tid, records[i].ts,
+                           records[i].ts + records[i].dur, i);
+  };
+  std::sort(candidates.begin(), candidates.end(),
+            [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  auto same_identity = [&](uint32_t a, uint32_t b) {
+    return records[a].identity == records[b].identity && outcomes_[a].tid == outcomes_[b].tid;
+  };
+  auto merge_cluster = [&](size_t begin, size_t end) {
+    if (end - begin < 2) return;
+    uint32_t keeper = candidates[begin];
+    double start = records[keeper].ts;
+    double finish = records[keeper].ts + records[keeper].dur;
+    for (size_t k = begin; k < end; ++k) {
+      const uint32_t c = candidates[k];
+      keeper = std::min(keeper, c);
+      start = std::min(start, records[c].ts);
+      finish = std::max(finish, records[c].ts + records[c].dur);
+    }
+    for (size_t k = begin; k < end; ++k)
+      if (candidates[k] != keeper) outcomes_[candidates[k]].fate = AnnotationFate::kDropped;
+    outcomes_[keeper].ts = start;
+    outcomes_[keeper].dur = finish - start;
+    outcomes_[keeper].retimed = true;
+    counts_.gpu_annotations_coalesced += end - begin - 1;
+  };
+  size_t cluster_begin = 0;
+  double cluster_end = 0;
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    const AnnotationRecord& a = records[candidates[k]];
+    const bool joins = k > 0 && same_identity(candidates[k - 1], candidates[k]) && a.ts <= cluster_end;
+    if (joins) {
+      cluster_end = std::max(cluster_end, a.ts + a.dur);
+      continue;
+    }
+    if (k > 0) merge_cluster(cluster_begin, k);
+    cluster_begin = k;
+    cluster_end = a.ts + a.dur;
+  }
+  if (!candidates.empty()) merge_cluster(cluster_begin, candidates.size());
+}
+
+// spec 7: runs of kernels with the same args.name become lane-local spans.
+void CompactionPlan::build_spans() {
+  const auto& slices = index_.slices;
+  std::vector<uint32_t> order(slices.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return std::make_tuple(slices[a].lane, slices[a].ts, slices[a].dur, a) <
+           std::make_tuple(slices[b].lane, slices[b].ts, slices[b].dur, b);
+  });
+  for (size_t begin = 0; begin < order.size();) {
+    const Lane& lane = lanes_[slices[order[begin]].lane];
+    size_t end = begin;
+    while (end < order.size() && slices[order[end]].lane == slices[order[begin]].lane) ++end;
+    uint32_t current = StringTable::kNone;
+    double run_start = 0, run_end = 0;
+    auto close_run = [&] {
+      if (current != StringTable::kNone)
+        spans_.push_back({current, lane.pid, lane.annotation_tid, run_start, run_end});
+    };
+    for (size_t k = begin; k < end; ++k) {
+      const SliceRecord& s = slices[order[k]];
+      if (s.region != current) {
+        close_run();
+        current = s.region;
+        run_start = s.start();
+      }
+      if (s.region != StringTable::kNone) {
+        ++counts_.kernel_annotations_converted;
+        run_end = s.end();
+      }
+    }
+    close_run();
+    begin = end;
+  }
+  counts_.kernel_annotation_blocks = spans_.size();
+}
+
+// spec 8: names and sort order for every lane and its used annotation track.
+void CompactionPlan::name_tracks() {
+  std::unordered_set<StreamKey, StreamKeyHash> used_tracks;
+  for (size_t i = 0; i < outcomes_.size(); ++i)
+    if (outcomes_[i].fate == AnnotationFate::kKept)
+      used_tracks.insert({index_.annotations[i].pid, outcomes_[i].tid});
+  for (const auto& span : spans_) used_tracks.insert({span.pid, span.tid});
+  uint64_t sort_index = 0;
+  for (const Lane& lane : lanes_) {
+    std::string label(group_label(lane.group));
+    if (lane.group_lane_count > 1) label += " " + std::to_string(lane.number + 1);
+    if (used_tracks.count({lane.pid, lane.annotation_tid}))
+      track_names_.push_back({lane.pid, lane.annotation_tid, label + " annotations", sort_index++});
+    track_names_.push_back({lane.pid, lane.tid, label, sort_index++});
+  }
+}
+
+void CompactionPlan::count() {
+  counts_.measured_slices = index_.slices.size();
+  counts_.original_streams = index_.streams.size();
+  counts_.compacted_lanes = lanes_.size();
+  for (const auto& slice : index_.slices) ++counts_.slice_groups[std::string(group_key(slice.group))];
+  for (const auto& lane : lanes_) ++counts_.lanes_by_group[std::string(group_key(lane.group))];
+  uint64_t retained = 0, launches = index_.graph_launches;
+  for (size_t i = 0; i < outcomes_.size(); ++i) {
+    if (outcomes_[i].fate == AnnotationFate::kKept)
+      ++retained;
+    else if (index_.annotations[i].flags & kNamedGraphLaunch)
+      --launches;
+  }
+  const uint32_t launch_region = index_.region_names.find("cudaGraphLaunch");
+  for (const auto& span : spans_)
+    if (span.region == launch_region) ++launches;
+  counts_.gpu_annotations_retained = retained + spans_.size();
+  counts_.cuda_graph_launches = launches;
+}
+
+std::vector<PPAnnotation> CompactionPlan::pp_annotations(double ts_offset) const {
+  std::vector<PPAnnotation> out;
+  std::vector<PPName> parsed_names(index_.annotation_names.size());
+  for (size_t n = 0; n < parsed_names.size(); ++n)
+    parsed_names[n] = parse_pp_name(index_.annotation_names[static_cast<uint32_t>(n)]);
+  for (size_t i = 0; i < outcomes_.size(); ++i) {
+    const AnnotationRecord& a = index_.annotations[i];
+    const AnnotationOutcome& o = outcomes_[i];
+    const bool numeric = (a.flags & kTsNumeric) && (a.flags & kDurNumeric);
+    if (o.fate != AnnotationFate::kKept || !(a.flags & kPhaseX) || !numeric ||
+        a.name == StringTable::kNone)
+      continue;
+    const PPName& name = parsed_names[a.name];
+    if (name.kind == PPName::Kind::kNone) continue;
+    out.push_back({a.pid, o.tid, o.ts + ts_offset, o.dur, name});
+  }
+  for (const auto& span : spans_) {
+    const PPName name = parse_pp_name(index_.region_names[span.region]);
+    if (name.kind == PPName::Kind::kNone) continue;
+    out.push_back({span.pid, span.tid, span.start + ts_offset, span.end - span.start, name});
+  }
+  return out;
+}
+
+PPLaneSets CompactionPlan::pp_lane_sets() const {
+  PPLaneSets sets;
+  for (const auto& named : index_.lane_names) {
+    if (is_old_stream({named.pid, named.tid})) continue;  // dropped with its old stream
+    auto& target = named.role == kMainComputeLane ? sets.main_compute : sets.unshard;
+    target.insert({named.pid, named.tid});
+  }
+  for (const auto& track : track_names_) {
+    const std::string_view tail = lane_name_tail(track.name);
+    if (tail == "Compute annotations" || tail == "Compute 1 annotations")
+      sets.main_compute.insert({track.pid, track.tid});
+    if (tail == "NCCL all-gather annotations" || tail == "NCCL all-gather 1 annotations" ||
+        tail == "NCCL all-gather 2 annotations")
+      sets.unshard.insert({track.pid, track.tid});
+  }
+  return sets;
+}
+
+}  // namespace tracecompact

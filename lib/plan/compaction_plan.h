@@ -1,0 +1,101 @@
+// The plan for one trace (spec 3-9): lanes and their tids, where every GPU
+// annotation goes, which duplicates are coalesced, the kernel-annotation spans
+// and the track names. Computed from the TraceIndex alone; pass 2 applies it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "index/trace_index.h"
+#include "plan/pp_arrows.h"
+
+namespace tracecompact {
+
+struct Lane {
+  int64_t pid;
+  int64_t tid;
+  Group group;
+  uint32_t number;            // 0-based lane within its (pid, group)
+  uint32_t group_lane_count;  // lanes of its (pid, group)
+  int64_t annotation_tid;     // the annotation track drawn above it
+};
+
+struct Span {  // spec 7: a run of kernels carrying the same args.name
+  uint32_t region;  // TraceIndex::region_names
+  int64_t pid;
+  int64_t tid;
+  double start;
+  double end;
+};
+
+struct TrackName {  // spec 8: one thread_name + thread_sort_index pair
+  int64_t pid;
+  int64_t tid;
+  std::string name;
+  uint64_t sort_index;
+};
+
+enum class AnnotationFate : uint8_t { kKept, kDropped };
+
+struct AnnotationOutcome {
+  int64_t tid;          // final tid
+  double ts;            // final interval (differs from the input when `retimed`)
+  double dur;
+  AnnotationFate fate;
+  bool retimed;         // coalesced: ts/dur rewritten as floats
+};
+
+struct CompactionCounts {
+  uint64_t measured_slices = 0, original_streams = 0, compacted_lanes = 0;
+  std::map<std::string, uint64_t> slice_groups, lanes_by_group;
+  uint64_t gpu_annotations_mapped = 0, gpu_annotations_coalesced = 0;
+  uint64_t kernel_annotations_converted = 0, kernel_annotation_blocks = 0;
+  uint64_t gpu_annotations_retained = 0, cuda_graph_launches = 0;
+};
+
+class CompactionPlan {
+ public:
+  CompactionPlan(const TraceIndex& index);
+
+  const TraceIndex& index() const { return index_; }
+  const std::vector<Lane>& lanes() const { return lanes_; }
+  const std::vector<AnnotationOutcome>& annotation_outcomes() const { return outcomes_; }
+  const std::vector<Span>& spans() const { return spans_; }
+  const std::vector<TrackName>& track_names() const { return track_names_; }
+  const CompactionCounts& counts() const { return counts_; }
+
+  int64_t lane_tid_of_slice(size_t slice) const { return lanes_[index_.slices[slice].lane].tid; }
+  bool is_old_stream(StreamKey key) const { return index_.stream_ids.count(key) > 0; }
+  // spec 5: the lane of the slice on `stream` that starts exactly at `ts` (the
+  // last such slice in event order), if any.
+  std::optional<int64_t> flow_lane_tid(StreamKey stream, double ts) const;
+
+  // The gpu_user_annotation "X" events of the final list, in list order, and the
+  // PP lane roles: what the PP arrow rules read.
+  std::vector<PPAnnotation> pp_annotations(double ts_offset = 0) const;
+  PPLaneSets pp_lane_sets() const;
+
+ private:
+  void assign_lanes();
+  void index_streams();
+  void map_annotations();
+  void coalesce_annotations();
+  void build_spans();
+  void name_tracks();
+  void count();
+  size_t nearest_slice(uint32_t stream, double ts) const;
+
+  const TraceIndex& index_;
+  std::vector<Lane> lanes_;
+  std::vector<uint32_t> by_stream_;     // slice indices sorted by (stream, start, event order)
+  std::vector<uint32_t> stream_begin_;  // range of each stream in by_stream_
+  std::vector<AnnotationOutcome> outcomes_;
+  std::vector<Span> spans_;
+  std::vector<TrackName> track_names_;
+  CompactionCounts counts_;
+};
+
+}  // namespace tracecompact

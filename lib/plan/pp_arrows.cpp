@@ -1,0 +1,336 @@
+#include "plan/pp_arrows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+namespace tracecompact {
+namespace {
+
+bool parse_digits(std::string_view text, size_t& at, uint64_t& value) {
+  const size_t begin = at;
+  unsigned __int128 wide = 0;
+  while (at < text.size() && text[at] >= '0' && text[at] <= '9') {
+    wide = wide * 10 + static_cast<unsigned>(text[at] - '0');
+    if (wide > std::numeric_limits<uint64_t>::max()) return false;
+    ++at;
+  }
+  value = static_cast<uint64_t>(wide);
+  return at > begin;
+}
+
+using BlockKey = std::tuple<uint64_t, PPOp, uint64_t>;  // (stage, op, microbatch)
+
+BlockKey key_of(const PPBlock& block) {
+  return {block.stage, block.op, block.microbatch.value_or(0)};
+}
+
+bool is_compute(PPOp op) { return op == PPOp::kF || op == PPOp::kB; }
+
+PPBlock block_from(const PPAnnotation& a) {
+  return PPBlock{a.name.stage, a.name.op,
+                 a.name.kind == PPName::Kind::kOperation ? std::optional<uint64_t>(a.name.microbatch)
+                                                         : std::nullopt,
+                 a.pid,       a.tid,
+                 a.ts,        a.ts + a.dur};
+}
+
+// One block from overlapping annotations: the representative has the smallest (ts, tid).
+PPBlock merge_block(const std::vector<const PPAnnotation*>& members) {
+  const PPAnnotation* representative = members.front();
+  double start = members.front()->ts, end = members.front()->ts + members.front()->dur;
+  for (const PPAnnotation* m : members) {
+    if (std::make_pair(m->ts, m->tid) < std::make_pair(representative->ts, representative->tid))
+      representative = m;
+    start = std::min(start, m->ts);
+    end = std::max(end, m->ts + m->dur);
+  }
+  PPBlock block = block_from(*representative);
+  block.start = start;
+  block.end = end;
+  return block;
+}
+
+// F/B annotations of one key: overlapping ones form one block, seen on the main compute track.
+void add_compute_blocks(std::vector<const PPAnnotation*> members, const PPLaneSets& lanes,
+                        std::vector<PPBlock>& blocks) {
+  std::stable_sort(members.begin(), members.end(), [](const PPAnnotation* a, const PPAnnotation* b) {
+    return std::make_pair(a->ts, a->dur) < std::make_pair(b->ts, b->dur);
+  });
+  std::vector<const PPAnnotation*> on_main;
+  auto close_cluster = [&] {
+    if (!on_main.empty()) blocks.push_back(merge_block(on_main));
+    on_main.clear();
+  };
+  double cluster_end = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < members.size(); ++i) {
+    const PPAnnotation* m = members[i];
+    if (i > 0 && !(m->ts <= cluster_end)) close_cluster();
+    cluster_end = i == 0 || !(m->ts <= cluster_end) ? m->ts + m->dur
+                                                    : std::max(cluster_end, m->ts + m->dur);
+    if (lanes.main_compute.count({m->pid, m->tid})) on_main.push_back(m);
+  }
+  close_cluster();
+}
+
+// Blocks grouped by (pid, stage, op, microbatch), keys ascending.
+std::vector<PPBlock> operation_blocks(const std::vector<PPAnnotation>& annotations,
+                                      const PPLaneSets& lanes) {
+  std::vector<const PPAnnotation*> ops;
+  for (const auto& a : annotations)
+    if (a.name.kind == PPName::Kind::kOperation) ops.push_back(&a);
+  auto group_key = [](const PPAnnotation* a) {
+    return std::make_tuple(a->pid, a->name.stage, a->name.op, a->name.microbatch);
+  };
+  std::stable_sort(ops.begin(), ops.end(), [&](const PPAnnotation* a, const PPAnnotation* b) {
+    return group_key(a) < group_key(b);
+  });
+  std::vector<PPBlock> blocks;
+  for (size_t begin = 0; begin < ops.size();) {
+    size_t end = begin;
+    while (end < ops.size() && group_key(ops[end]) == group_key(ops[begin])) ++end;
+    if (is_compute(ops[begin]->name.op)) {
+      add_compute_blocks({ops.begin() + begin, ops.begin() + end}, lanes, blocks);
+    } else {
+      for (size_t i = begin; i < end; ++i) blocks.push_back(block_from(*ops[i]));
+    }
+    begin = end;
+  }
+  return blocks;
+}
+
+std::vector<PPBlock> unshard_blocks(const std::vector<PPAnnotation>& annotations,
+                                    const PPLaneSets& lanes) {
+  std::vector<PPBlock> blocks;
+  for (const auto& a : annotations)
+    if (a.name.kind == PPName::Kind::kUnshard && lanes.unshard.count({a.pid, a.tid}))
+      blocks.push_back(block_from(a));
+  std::stable_sort(blocks.begin(), blocks.end(), [](const PPBlock& a, const PPBlock& b) {
+    return std::make_tuple(a.pid, a.start, a.stage) < std::make_tuple(b.pid, b.start, b.stage);
+  });
+  return blocks;
+}
+
+// Greedy nearest-midpoint pairing: candidates by (|mid difference|, source, destination).
+std::vector<std::pair<size_t, size_t>> pair_nearest(const std::vector<const PPBlock*>& sources,
+                                                    const std::vector<const PPBlock*>& destinations) {
+  struct Candidate {
+    double distance;
+    size_t source;
+    size_t destination;
+  };
+  std::vector<Candidate> candidates;
+  candidates.reserve(sources.size() * destinations.size());
+  for (size_t s = 0; s < sources.size(); ++s)
+    for (size_t d = 0; d < destinations.size(); ++d)
+      candidates.push_back({std::fabs((sources[s]->start + sources[s]->end) -
+                                      (destinations[d]->start + destinations[d]->end)),
+                            s, d});
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return std::tie(a.distance, a.source, a.destination) <
+           std::tie(b.distance, b.source, b.destination);
+  });
+  std::vector<bool> used_source(sources.size()), used_destination(destinations.size());
+  std::vector<std::pair<size_t, size_t>> pairs;
+  for (const auto& c : candidates) {
+    if (used_source[c.source] || used_destination[c.destination]) continue;
+    used_source[c.source] = used_destination[c.destination] = true;
+    pairs.emplace_back(c.source, c.destination);
+    if (pairs.size() == std::min(sources.size(), destinations.size())) break;
+  }
+  return pairs;
+}
+
+class ArrowDrawer {
+ public:
+  explicit ArrowDrawer(uint64_t first_id) : next_id_(first_id) {}
+
+  // Returns true when an arrow was drawn; a flow id is used either way.
+  bool draw(const PPBlock& source, const PPBlock& destination, const char* category,
+            bool strictly_forward) {
+    const uint64_t id = next_id_++;
+    double destination_ts = std::max(source.start, destination.start);
+    if (strictly_forward && destination_ts == source.start)
+      destination_ts = std::nextafter(source.start, std::numeric_limits<double>::infinity());
+    if (destination_ts > destination.end) return false;
+    arrows.push_back({source, destination, destination_ts, id, category});
+    return true;
+  }
+
+  // Pairs two block lists and draws every pair; returns (pairs drawn, unmatched).
+  std::pair<uint64_t, uint64_t> pair_and_draw(const std::vector<const PPBlock*>& sources,
+                                              const std::vector<const PPBlock*>& destinations,
+                                              const char* category, bool strictly_forward) {
+    const auto pairs = pair_nearest(sources, destinations);
+    uint64_t drawn = 0;
+    uint64_t unmatched = sources.size() + destinations.size() - 2 * pairs.size();
+    for (const auto& [s, d] : pairs) {
+      if (draw(*sources[s], *destinations[d], category, strictly_forward))
+        ++drawn;
+      else
+        unmatched += 2;
+    }
+    return {drawn, unmatched};
+  }
+
+  std::vector<PPArrow> arrows;
+
+ private:
+  uint64_t next_id_;
+};
+
+using GroupMap = std::map<std::tuple<int64_t, uint64_t, PPOp, uint64_t>, std::vector<const PPBlock*>>;
+
+void draw_send_recv(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer, PPArrowCounts& counts) {
+  std::map<BlockKey, std::vector<const PPBlock*>> groups;
+  for (const auto& block : blocks) groups[key_of(block)].push_back(&block);
+  std::set<BlockKey> looked_for;
+  const std::vector<const PPBlock*> none;
+  for (const auto& [key, sends] : groups) {
+    const auto [stage, op, microbatch] = key;
+    if (op != PPOp::kSendF && op != PPOp::kSendB) continue;
+    // Stage 0 sending backwards looks for stage -1, which cannot exist.
+    if (op == PPOp::kSendB && stage == 0) {
+      counts.send_recv_unmatched += sends.size();
+      continue;
+    }
+    const BlockKey recv_key{op == PPOp::kSendF ? stage + 1 : stage - 1,
+                            op == PPOp::kSendF ? PPOp::kRecvF : PPOp::kRecvB, microbatch};
+    looked_for.insert(recv_key);
+    const auto found = groups.find(recv_key);
+    const auto& recvs = found == groups.end() ? none : found->second;
+    const auto [drawn, unmatched] = drawer.pair_and_draw(sends, recvs, "pp_send_recv", true);
+    counts.send_recv_pairs += drawn;
+    counts.send_recv_unmatched += unmatched;
+  }
+  for (const auto& [key, members] : groups) {
+    const PPOp op = std::get<1>(key);
+    if ((op == PPOp::kRecvF || op == PPOp::kRecvB) && !looked_for.count(key))
+      counts.send_recv_unmatched += members.size();
+  }
+}
+
+void draw_compute_dependencies(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
+                               PPArrowCounts& counts) {
+  GroupMap groups;
+  for (const auto& block : blocks)
+    groups[{block.pid, block.stage, block.op, block.microbatch.value_or(0)}].push_back(&block);
+  for (const auto& [key, computes] : groups) {
+    const auto [pid, stage, op, microbatch] = key;
+    if (!is_compute(op)) continue;
+    const PPOp recv_op = op == PPOp::kF ? PPOp::kRecvF : PPOp::kRecvB;
+    const PPOp send_op = op == PPOp::kF ? PPOp::kSendF : PPOp::kSendB;
+    const auto recv = groups.find({pid, stage, recv_op, microbatch});
+    const auto send = groups.find({pid, stage, send_op, microbatch});
+    auto pair_up = [&](const std::vector<const PPBlock*>& sources,
+                       const std::vector<const PPBlock*>& destinations) {
+      if (sources.empty() || destinations.empty()) return;
+      const auto [drawn, unmatched] =
+          drawer.pair_and_draw(sources, destinations, "pp_compute_dependency", false);
+      counts.compute_pairs += drawn;
+      counts.compute_unmatched += unmatched;
+    };
+    if (recv != groups.end()) pair_up(recv->second, computes);
+    if (send != groups.end()) pair_up(computes, send->second);
+  }
+}
+
+void draw_unshard_dependencies(const std::vector<PPBlock>& unshards,
+                               const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
+                               PPArrowCounts& counts) {
+  std::map<std::pair<int64_t, uint64_t>, std::vector<const PPBlock*>> computes;
+  for (const auto& block : blocks)
+    if (is_compute(block.op)) computes[{block.pid, block.stage}].push_back(&block);
+  for (auto& [key, values] : computes)
+    std::stable_sort(values.begin(), values.end(), [](const PPBlock* a, const PPBlock* b) {
+      return std::make_pair(a->start, a->end) < std::make_pair(b->start, b->end);
+    });
+  for (const auto& unshard : unshards) {
+    const auto found = computes.find({unshard.pid, unshard.stage});
+    const PPBlock* destination = nullptr;
+    if (found != computes.end()) {
+      // Sorted by start, so the first block starting at or after the unshard.
+      const auto& values = found->second;
+      const auto it = std::lower_bound(values.begin(), values.end(), unshard.start,
+                                       [](const PPBlock* b, double start) { return b->start < start; });
+      if (it != values.end()) destination = *it;
+    }
+    if (!destination) {
+      ++counts.unshard_unmatched;
+      continue;
+    }
+    if (drawer.draw(unshard, *destination, "pp_unshard_dependency", false))
+      ++counts.unshard_pairs;
+    else
+      ++counts.unshard_unmatched;
+  }
+}
+
+}  // namespace
+
+std::string_view pp_op_name(PPOp op) {
+  switch (op) {
+    case PPOp::kB: return "B";
+    case PPOp::kF: return "F";
+    case PPOp::kRecvB: return "RECV_B";
+    case PPOp::kRecvF: return "RECV_F";
+    case PPOp::kSendB: return "SEND_B";
+    case PPOp::kSendF: return "SEND_F";
+    case PPOp::kUnshard: return "UNSHARD";
+  }
+  return "";
+}
+
+PPName parse_pp_name(std::string_view name) {
+  PPName result;
+  if (name.substr(0, 3) != "PP:") return result;
+  size_t at = 3;
+  uint64_t stage = 0;
+  if (!parse_digits(name, at, stage)) return result;
+  const std::string_view rest = name.substr(at);
+  if (rest == "UNSHARD") {
+    result.kind = PPName::Kind::kUnshard;
+    result.stage = stage;
+    result.op = PPOp::kUnshard;
+    return result;
+  }
+  static constexpr std::pair<std::string_view, PPOp> kOps[] = {
+      {"SEND_F", PPOp::kSendF}, {"RECV_F", PPOp::kRecvF}, {"SEND_B", PPOp::kSendB},
+      {"RECV_B", PPOp::kRecvB}, {"F", PPOp::kF},          {"B", PPOp::kB}};
+  for (const auto& [text, op] : kOps) {
+    if (rest.substr(0, text.size()) != text) continue;
+    size_t mb_at = at + text.size();
+    uint64_t microbatch = 0;
+    if (!parse_digits(name, mb_at, microbatch) || mb_at != name.size()) return result;
+    result.kind = PPName::Kind::kOperation;
+    result.stage = stage;
+    result.op = op;
+    result.microbatch = microbatch;
+    return result;
+  }
+  return result;
+}
+
+std::string PPBlock::label() const {
+  std::string text = std::to_string(stage);
+  text += pp_op_name(op);
+  if (microbatch) text += std::to_string(*microbatch);
+  return text;
+}
+
+PPArrowResult draw_pp_arrows(const std::vector<PPAnnotation>& annotations, const PPLaneSets& lanes,
+                             bool cross_rank, uint64_t first_flow_id) {
+  const std::vector<PPBlock> blocks = operation_blocks(annotations, lanes);
+  const std::vector<PPBlock> unshards = unshard_blocks(annotations, lanes);
+  ArrowDrawer drawer(first_flow_id);
+  PPArrowResult result;
+  if (cross_rank) draw_send_recv(blocks, drawer, result.counts);
+  draw_compute_dependencies(blocks, drawer, result.counts);
+  draw_unshard_dependencies(unshards, blocks, drawer, result.counts);
+  result.arrows = std::move(drawer.arrows);
+  return result;
+}
+
+}  // namespace tracecompact

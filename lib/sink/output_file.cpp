@@ -1,0 +1,80 @@
+#include "sink/output_file.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "sink/temp_files.h"
+#include "tracecompact/error.h"
+
+namespace tracecompact {
+namespace fs = std::filesystem;
+
+void check_output_allowed(const std::string& path, bool overwrite) {
+  if (path == "-" || overwrite) return;
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) == 0)
+    fail_usage("output already exists: " + path + "; pass --overwrite to replace it");
+}
+
+OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
+  if (spec.path == "-") {
+    display_name_ = "<stdout>";
+    fd_ = STDOUT_FILENO;
+  } else {
+    display_name_ = spec.path;
+    const fs::path target(spec.path);
+    const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code error;
+    fs::create_directories(directory, error);
+    if (error)
+      fail_io("cannot create output folder " + directory.string() + ": " + error.message());
+    std::string pattern = (directory / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    fd_ = ::mkstemp(name.data());
+    if (fd_ < 0)
+      fail_io("cannot create output in " + directory.string() + ": " + std::strerror(errno));
+    temp_path_ = name.data();
+    register_temp_file(temp_path_);
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    ::fchmod(fd_, 0666 & ~mask);
+  }
+  plain_ = std::make_unique<FdSink>(fd_, display_name_);
+  if (spec.gzip) gzip_ = std::make_unique<GzipSink>(*plain_, spec.gzip_level);
+}
+
+OutputFile::~OutputFile() {
+  if (!temp_path_.empty()) {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) remove_temp_file(temp_path_);
+  }
+}
+
+void OutputFile::commit() {
+  sink().finish();
+  if (temp_path_.empty()) return;  // stdout
+  if (::close(fd_) != 0) {
+    fd_ = -1;
+    fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
+  }
+  fd_ = -1;
+  // Without --overwrite a file that appeared meanwhile is not clobbered either.
+  const unsigned flags = spec_.overwrite ? 0 : RENAME_NOREPLACE;
+  if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, spec_.path.c_str(), flags) != 0) {
+    if (errno == EEXIST)
+      fail_usage("output already exists: " + spec_.path + "; pass --overwrite to replace it");
+    fail_io("cannot move the output into place at " + spec_.path + ": " + std::strerror(errno));
+  }
+  release_temp_file(temp_path_);
+  committed_ = true;
+}
+
+}  // namespace tracecompact

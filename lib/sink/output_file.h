@@ -1,0 +1,44 @@
+// The output of a run: written to a temporary file beside the target and renamed
+// into place only when everything succeeded, or streamed to stdout.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "sink/byte_sink.h"
+
+namespace tracecompact {
+
+struct OutputSpec {
+  std::string path;  // "-" = stdout
+  bool gzip = false;
+  int gzip_level = 1;
+  bool overwrite = false;
+};
+
+class OutputFile {
+ public:
+  explicit OutputFile(const OutputSpec& spec);
+  ~OutputFile();  // removes the temporary file unless commit() succeeded
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  ByteSink& sink() { return gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_; }
+  // Flushes and renames the temporary file onto the target.
+  void commit();
+  const std::string& display_name() const { return display_name_; }
+
+ private:
+  OutputSpec spec_;
+  std::string display_name_;
+  std::string temp_path_;
+  int fd_ = -1;
+  std::unique_ptr<FdSink> plain_;
+  std::unique_ptr<GzipSink> gzip_;
+  bool committed_ = false;
+};
+
+// Refuses an existing output without --overwrite (spec 12: checked first).
+void check_output_allowed(const std::string& path, bool overwrite);
+
+}  // namespace tracecompact

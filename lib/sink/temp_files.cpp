@@ -1,0 +1,69 @@
+#include "sink/temp_files.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+namespace tracecompact {
+namespace {
+
+constexpr int kMaxTempFiles = 64;
+constexpr int kMaxPath = 4096;
+
+// A fixed table, so that the signal handler never allocates or locks.
+struct Slot {
+  std::atomic<bool> used{false};
+  char path[kMaxPath];
+};
+Slot g_slots[kMaxTempFiles];
+std::mutex g_mutex;
+
+void cleanup_and_reraise(int signal_number) {
+  for (auto& slot : g_slots)
+    if (slot.used.load()) ::unlink(slot.path);
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+}  // namespace
+
+void register_temp_file(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (path.size() >= static_cast<size_t>(kMaxPath)) return;
+  for (auto& slot : g_slots) {
+    if (!slot.used.load()) {
+      std::memcpy(slot.path, path.c_str(), path.size() + 1);
+      slot.used.store(true);
+      return;
+    }
+  }
+}
+
+void release_temp_file(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (auto& slot : g_slots) {
+    if (slot.used.load() && path == slot.path) {
+      slot.used.store(false);
+      return;
+    }
+  }
+}
+
+void remove_temp_file(const std::string& path) {
+  ::unlink(path.c_str());
+  release_temp_file(path);
+}
+
+void install_cleanup_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = cleanup_and_reraise;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal_number, &action, nullptr);
+  // A closed stdout pipe ends the write with EPIPE, reported like any I/O error.
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+}  // namespace tracecompact

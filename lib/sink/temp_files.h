@@ -1,0 +1,17 @@
+// Temporary files that must not outlive a failed or interrupted run. Cleanup
+// from a signal handler only uses async-signal-safe calls.
+#pragma once
+
+#include <string>
+
+namespace tracecompact {
+
+void register_temp_file(const std::string& path);
+// Unlinks the file (if it still exists) and forgets it.
+void remove_temp_file(const std::string& path);
+// Forgets the file without unlinking it (it was renamed into place).
+void release_temp_file(const std::string& path);
+// SIGINT/SIGTERM/SIGHUP/SIGPIPE: unlink every registered file, then die of the signal.
+void install_cleanup_signal_handlers();
+
+}  // namespace tracecompact

@@ -1,0 +1,125 @@
+#include "source/trace_input.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "sink/temp_files.h"
+#include "tracecompact/error.h"
+
+namespace tracecompact {
+namespace {
+
+std::string read_head(const std::string& path, const std::string& display_name) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) fail_io("cannot read " + display_name + ": " + std::strerror(errno));
+  char head[2];
+  const ssize_t got = ::pread(fd, head, sizeof head, 0);
+  const int saved = errno;
+  ::close(fd);
+  if (got < 0) fail_io("cannot read " + display_name + ": " + std::strerror(saved));
+  return std::string(head, static_cast<size_t>(got));
+}
+
+// Copies a stream (stdin, a pipe) to a private temporary file.
+std::string spool_to_temp(int input_fd, const std::string& display_name) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tracecompact-in-XXXXXX";
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) fail_io("cannot create a temporary file in " + pattern + ": " + std::strerror(errno));
+  std::string path(name.data());
+  register_temp_file(path);
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    const ssize_t got = ::read(input_fd, buffer.data(), buffer.size());
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      const int saved = errno;
+      ::close(fd);
+      fail_io("cannot read " + display_name + ": " + std::strerror(saved));
+    }
+    for (ssize_t done = 0; done < got;) {
+      const ssize_t wrote = ::write(fd, buffer.data() + done, static_cast<size_t>(got - done));
+      if (wrote < 0) {
+        if (errno == EINTR) continue;
+        const int saved = errno;
+        ::close(fd);
+        fail_io("cannot spool " + display_name + " to " + path + ": " + std::strerror(saved));
+      }
+      done += wrote;
+    }
+  }
+  ::close(fd);
+  return path;
+}
+
+}  // namespace
+
+TraceInput TraceInput::open_path(const std::string& path) {
+  TraceInput input;
+  input.display_name_ = path == "-" ? "<stdin>" : path;
+  if (path == "-") {
+    input.spool_path_ = spool_to_temp(STDIN_FILENO, input.display_name_);
+    input.path_ = input.spool_path_;
+  } else {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0)
+      fail_io("cannot read " + path + ": " + std::strerror(errno));
+    if (S_ISDIR(info.st_mode)) fail_usage("input must be a trace file without --merge-pp-ranks");
+    if (S_ISREG(info.st_mode)) {
+      input.path_ = path;
+    } else {
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) fail_io("cannot read " + path + ": " + std::strerror(errno));
+      input.spool_path_ = spool_to_temp(fd, path);
+      ::close(fd);
+      input.path_ = input.spool_path_;
+    }
+  }
+  input.gzip_ = starts_with_gzip_magic(read_head(input.path_, input.display_name_));
+  return input;
+}
+
+TraceInput TraceInput::from_memory(std::string bytes, std::string display_name) {
+  TraceInput input;
+  input.memory_ = std::make_shared<std::string>(std::move(bytes));
+  input.display_name_ = std::move(display_name);
+  input.gzip_ = starts_with_gzip_magic(*input.memory_);
+  return input;
+}
+
+TraceInput::TraceInput(TraceInput&& other) noexcept { *this = std::move(other); }
+
+TraceInput& TraceInput::operator=(TraceInput&& other) noexcept {
+  path_ = std::move(other.path_);
+  spool_path_ = std::move(other.spool_path_);
+  other.spool_path_.clear();
+  memory_ = std::move(other.memory_);
+  display_name_ = std::move(other.display_name_);
+  gzip_ = other.gzip_;
+  return *this;
+}
+
+TraceInput::~TraceInput() {
+  if (!spool_path_.empty()) remove_temp_file(spool_path_);
+}
+
+std::unique_ptr<ByteSource> TraceInput::open() const {
+  std::unique_ptr<ByteSource> raw;
+  if (memory_)
+    raw = std::make_unique<MemorySource>(*memory_);
+  else
+    raw = std::make_unique<FileSource>(path_, display_name_);
+  if (!gzip_) return raw;
+  return std::make_unique<GzipSource>(std::move(raw), display_name_);
+}
+
+}  // namespace tracecompact

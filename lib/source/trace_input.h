@@ -1,0 +1,37 @@
+// One input trace that can be read several times (pass 1, pass 2, --verify):
+// a file on disk, stdin or a pipe spooled to a temporary file, or bytes in memory.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "source/byte_source.h"
+
+namespace tracecompact {
+
+class TraceInput {
+ public:
+  // `path` "-" means stdin. Non-seekable inputs are spooled to $TMPDIR so that
+  // the two passes can read them again.
+  static TraceInput open_path(const std::string& path);
+  static TraceInput from_memory(std::string bytes, std::string display_name = "<memory>");
+
+  TraceInput(TraceInput&&) noexcept;
+  TraceInput& operator=(TraceInput&&) noexcept;
+  ~TraceInput();
+
+  // A fresh reader over the decompressed JSON bytes.
+  std::unique_ptr<ByteSource> open() const;
+  const std::string& display_name() const { return display_name_; }
+  bool is_gzip() const { return gzip_; }
+
+ private:
+  TraceInput() = default;
+  std::string path_;            // file to read (empty for memory)
+  std::string spool_path_;      // temporary file we own and delete
+  std::shared_ptr<std::string> memory_;
+  std::string display_name_;
+  bool gzip_ = false;
+};
+
+}  // namespace tracecompact

@@ -1,0 +1,165 @@
+#include "writer/event_rewriter.h"
+
+#include <cmath>
+
+#include "json/number_format.h"
+#include "tracecompact/error.h"
+
+namespace tracecompact {
+
+namespace od = simdjson::ondemand;
+
+uint64_t FlowIdRenumberer::renumber(const std::string& canonical_id) {
+  auto [it, inserted] = ids_.try_emplace(canonical_id, first_id_ + ids_.size());
+  return it->second;
+}
+
+void write_time(JsonOut& out, double value) {
+  if (!std::isfinite(value)) fail_input("a computed time is not a finite number");
+  out.number(value);
+}
+
+namespace {
+
+[[noreturn]] void fail_json(simdjson::error_code error, const EventOrigin& origin) {
+  fail_input("invalid JSON in event " + std::to_string(origin.index) + " (byte offset " +
+             std::to_string(origin.byte_offset) + "): " + simdjson::error_message(error));
+}
+
+// Raw text and kind of a field's value; scalars are also read.
+simdjson::error_code read_raw(od::value value, std::string_view& raw, JsonKind& kind,
+                              JsonScalar& scalar) {
+  od::json_type type;
+  if (auto e = value.type().get(type)) return e;
+  if (type == od::json_type::object) {
+    kind = JsonKind::kObject;
+    od::object object;
+    if (auto e = value.get_object().get(object)) return e;
+    return object.raw_json().get(raw);
+  }
+  if (type == od::json_type::array) {
+    kind = JsonKind::kArray;
+    od::array array;
+    if (auto e = value.get_array().get(array)) return e;
+    return array.raw_json().get(raw);
+  }
+  raw = json::trim_token(value.raw_json_token());
+  if (auto e = json::read_value(value, scalar, 1)) return e;
+  kind = scalar.kind;
+  return simdjson::SUCCESS;
+}
+
+bool is_flow_phase(const JsonScalar& ph) { return ph.is("s") || ph.is("t") || ph.is("f"); }
+
+}  // namespace
+
+void EventRewriter::collect(std::string_view text, const EventOrigin& origin) {
+  fields_.clear();
+  auto& parser = parser_.raw_parser();
+  od::document document;
+  if (auto e = parser.iterate(parser_.load(text)).get(document)) fail_json(e, origin);
+  od::object object;
+  if (auto e = document.get_object().get(object)) fail_json(e, origin);
+  for (auto field_result : object) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) fail_json(e, origin);
+    Field entry{};
+    if (auto e = field.unescaped_key().get(entry.key)) fail_json(e, origin);
+    if (auto e = read_raw(field.value(), entry.raw, entry.kind, entry.scalar)) fail_json(e, origin);
+    fields_.push_back(entry);
+  }
+}
+
+std::string EventRewriter::canonical_of(const Field& field) {
+  std::string text;
+  const std::string wrapped = "[" + std::string(field.raw) + "]";
+  auto& parser = id_parser_.raw_parser();
+  od::document document;
+  od::array array;
+  if (parser.iterate(id_parser_.load(wrapped)).get(document) || document.get_array().get(array))
+    fail_input("invalid flow id");
+  for (auto element : array) {
+    od::value value;
+    if (std::move(element).get(value) || json::append_canonical(value, text, 1))
+      fail_input("invalid flow id");
+  }
+  return text;
+}
+
+void EventRewriter::write_args(std::string_view raw, const EventOrigin& origin,
+                               const EventEdit& edit, std::string_view name_prefix,
+                               JsonOut& out) {
+  auto& parser = args_parser_.raw_parser();
+  od::document document;
+  if (auto e = parser.iterate(args_parser_.load(raw)).get(document)) fail_json(e, origin);
+  od::object object;
+  if (auto e = document.get_object().get(object)) fail_json(e, origin);
+  out.start_object();
+  for (auto field_result : object) {
+    od::field field;
+    std::string_view key, value_raw;
+    JsonKind kind;
+    JsonScalar scalar;
+    if (auto e = std::move(field_result).get(field)) fail_json(e, origin);
+    if (auto e = field.unescaped_key().get(key)) fail_json(e, origin);
+    if (auto e = read_raw(field.value(), value_raw, kind, scalar)) fail_json(e, origin);
+    out.key(key);
+    if (key == "stream" && edit.stream) {
+      out.integer(*edit.stream);
+    } else if (key == "name" && !name_prefix.empty() && scalar.is_string()) {
+      std::string prefixed(name_prefix);
+      prefixed += scalar.text;
+      out.string(prefixed);
+    } else {
+      out.raw(value_raw);
+    }
+  }
+  out.end_object();
+}
+
+bool EventRewriter::write(std::string_view text, const EventOrigin& origin, const EventEdit& edit,
+                          const MergeEdit* merge, JsonOut& out) {
+  collect(text, origin);
+  const Field* ph = nullptr;
+  const Field* name = nullptr;
+  bool has_id = false;
+  for (const auto& f : fields_) {
+    if (f.key == "ph") ph = &f;
+    if (f.key == "name") name = &f;
+    if (f.key == "id") has_id = true;
+  }
+  const bool metadata = ph && ph->scalar.is("M");
+  std::string_view name_prefix;
+  if (merge) {
+    if (metadata && name && name->scalar.is("process_sort_index")) return false;
+    if (metadata && name && (name->scalar.is("process_name") || name->scalar.is("thread_name")))
+      name_prefix = merge->name_prefix;
+  }
+  const bool renumber_id = merge && has_id && ph && is_flow_phase(ph->scalar);
+
+  out.start_object();
+  for (const auto& f : fields_) {
+    out.key(f.key);
+    if (f.key == "tid" && edit.tid) {
+      out.integer(*edit.tid);
+    } else if (f.key == "ts" && (edit.ts || (merge && f.scalar.is_number()))) {
+      const double base = edit.ts ? *edit.ts : f.scalar.number;
+      write_time(out, merge ? base + merge->ts_offset : base);
+    } else if (f.key == "dur" && edit.dur) {
+      write_time(out, *edit.dur);
+    } else if (f.key == "pid" && merge && f.scalar.is_int()) {
+      out.integer(merge->pid_map->at(f.scalar.int_value));
+    } else if (f.key == "id" && renumber_id) {
+      out.unsigned_integer(merge->flow_ids->renumber(canonical_of(f)));
+    } else if (f.key == "args" && f.kind == JsonKind::kObject &&
+               (edit.stream || !name_prefix.empty())) {
+      write_args(f.raw, origin, edit, name_prefix, out);
+    } else {
+      out.raw(f.raw);
+    }
+  }
+  out.end_object();
+  return true;
+}
+
+}  // namespace tracecompact

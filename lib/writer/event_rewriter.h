@@ -1,0 +1,74 @@
+// Writes one event, changing only the fields a plan says to change and copying
+// every other key/value raw (spec 0: unchanged values keep their text).
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "json/event_fields.h"
+#include "json/event_parser.h"
+#include "writer/json_writer.h"
+
+namespace tracecompact {
+
+// Edits from the compaction plan (spec 5, 6).
+struct EventEdit {
+  std::optional<int64_t> tid;     // new tid
+  std::optional<int64_t> stream;  // new args.stream
+  std::optional<double> ts;       // new ts/dur, written as floats
+  std::optional<double> dur;
+};
+
+// Renumbers flow ids of one rank in order of first appearance (spec 11).
+class FlowIdRenumberer {
+ public:
+  explicit FlowIdRenumberer(uint64_t first_id) : first_id_(first_id) {}
+  uint64_t renumber(const std::string& canonical_id);
+
+ private:
+  uint64_t first_id_;
+  std::unordered_map<std::string, uint64_t> ids_;
+};
+
+// Edits every event of one rank gets in merge mode (spec 11).
+struct MergeEdit {
+  const std::unordered_map<int64_t, int64_t>* pid_map = nullptr;
+  double ts_offset = 0;
+  FlowIdRenumberer* flow_ids = nullptr;
+  std::string name_prefix;  // "PP rank <r> | "
+};
+
+class EventRewriter {
+ public:
+  // Writes the event; returns false when merge mode drops it (process_sort_index).
+  bool write(std::string_view text, const EventOrigin& origin, const EventEdit& edit,
+             const MergeEdit* merge, JsonOut& out);
+
+ private:
+  struct Field {
+    std::string_view key;   // unescaped
+    std::string_view raw;   // the value's JSON text
+    JsonScalar scalar;      // for scalars
+    JsonKind kind;
+  };
+  void collect(std::string_view text, const EventOrigin& origin);
+  void write_args(std::string_view raw, const EventOrigin& origin, const EventEdit& edit,
+                  std::string_view name_prefix, JsonOut& out);
+  std::string canonical_of(const Field& field);
+
+  EventParser parser_;       // owns the padded copy of the event
+  EventParser args_parser_;  // a second document for args that need editing
+  EventParser id_parser_;
+  std::vector<Field> fields_;
+};
+
+// Writes a computed double; fails if it is not finite (JSON has no Infinity).
+void write_time(JsonOut& out, double value);
+
+}  // namespace tracecompact

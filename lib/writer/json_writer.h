@@ -1,0 +1,46 @@
+// All output goes through one RapidJSON writer; values passed through untouched
+// are copied in bulk behind the writer's own separators.
+#pragma once
+
+#include <rapidjson/writer.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "writer/output_stream.h"
+
+namespace tracecompact {
+
+class JsonOut {
+ public:
+  explicit JsonOut(ByteSink& sink) : stream_(sink), writer_(stream_) {}
+
+  rapidjson::Writer<OutputStream>& writer() { return writer_; }
+  OutputStream& stream() { return stream_; }
+
+  void key(std::string_view text) {
+    writer_.Key(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  }
+  void string(std::string_view text) {
+    writer_.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  }
+  void integer(int64_t value) { writer_.Int64(value); }
+  void unsigned_integer(uint64_t value) { writer_.Uint64(value); }
+  void number(double value) { writer_.Double(value); }
+  // A complete JSON value, copied as it is. The writer emits the separator for an
+  // empty raw value; the text follows in one copy.
+  void raw(std::string_view json) {
+    writer_.RawValue(json.data(), 0, rapidjson::kObjectType);
+    stream_.write(json.data(), json.size());
+  }
+  void start_object() { writer_.StartObject(); }
+  void end_object() { writer_.EndObject(); }
+  void start_array() { writer_.StartArray(); }
+  void end_array() { writer_.EndArray(); }
+
+ private:
+  OutputStream stream_;
+  rapidjson::Writer<OutputStream> writer_;
+};
+
+}  // namespace tracecompact

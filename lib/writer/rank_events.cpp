@@ -1,0 +1,217 @@
+#include "writer/rank_events.h"
+
+#include "json/event_parser.h"
+#include "tokenizer/trace_tokenizer.h"
+#include "tracecompact/error.h"
+
+namespace tracecompact {
+namespace {
+
+bool is_thread_metadata(const EventFields& f) {
+  return f.ph.is("M") && (f.name.is("thread_name") || f.name.is("thread_sort_index"));
+}
+
+// Walks the slices and annotations of the index in step with the event stream.
+class PlanCursor {
+ public:
+  explicit PlanCursor(const CompactionPlan& plan) : plan_(plan) {}
+
+  bool at_slice(uint64_t event_index) const {
+    return slice_ < plan_.index().slices.size() &&
+           plan_.index().slices[slice_].event_index == event_index;
+  }
+  bool at_annotation(uint64_t event_index) const {
+    return annotation_ < plan_.index().annotations.size() &&
+           plan_.index().annotations[annotation_].event_index == event_index;
+  }
+  size_t take_slice() { return slice_++; }
+  size_t take_annotation() { return annotation_++; }
+
+ private:
+  const CompactionPlan& plan_;
+  size_t slice_ = 0;
+  size_t annotation_ = 0;
+};
+
+}  // namespace
+
+RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& plan,
+                                 const MergeEdit* merge, JsonOut& out) {
+  const TraceIndex& index = plan.index();
+  RankWriteStats stats;
+  auto source = input.open();
+  TraceTokenizer tokenizer(*source);
+  EventRewriter rewriter;
+  EventParser parser;
+  PlanCursor cursor(plan);
+  for (;;) {
+    const auto item = tokenizer.next();
+    if (item.kind == TraceTokenizer::Kind::kEnd) break;
+    if (item.kind != TraceTokenizer::Kind::kEvent) continue;
+    const EventOrigin origin{item.index, item.offset};
+    EventEdit edit;
+    bool rewrite = merge != nullptr;
+    if (cursor.at_slice(item.index)) {
+      const int64_t lane_tid = plan.lane_tid_of_slice(cursor.take_slice());
+      edit.tid = edit.stream = lane_tid;
+      rewrite = true;
+    } else if (cursor.at_annotation(item.index)) {
+      const size_t a = cursor.take_annotation();
+      const AnnotationOutcome& outcome = plan.annotation_outcomes()[a];
+      if (outcome.fate == AnnotationFate::kDropped) continue;
+      if (outcome.tid != index.annotations[a].tid) edit.tid = outcome.tid;
+      if (outcome.retimed) {
+        edit.ts = outcome.ts;
+        edit.dur = outcome.dur;
+      }
+      rewrite = rewrite || edit.tid || edit.ts;
+    } else if (index.needs_attention(item.index)) {
+      const EventFields& f = parser.parse(item.text, origin);
+      const StreamKey stream{f.pid.int_value, f.tid.int_value};
+      if (plan.is_old_stream(stream)) {
+        if (is_thread_metadata(f)) continue;  // replaced by the lanes' own names
+        if (f.cat.is("ac2g")) {
+          if (f.ts.present() && !f.ts.is_number())
+            fail_input("GPU flow event " + std::to_string(item.index) + " has a non-numeric ts");
+          ++stats.flow_endpoints;
+          if (auto lane_tid = plan.flow_lane_tid(stream, f.ts.is_number() ? f.ts.number : 0.0)) {
+            edit.tid = *lane_tid;
+            ++stats.flow_endpoints_mapped;
+            rewrite = true;
+          }
+        }
+      }
+    }
+    if (rewrite)
+      rewriter.write(item.text, origin, edit, merge, out);
+    else
+      out.raw(item.text);
+  }
+  if (tokenizer.events_seen() != index.event_count || tokenizer.bytes_consumed() != index.input_bytes)
+    fail_io(index.display_name + " changed while it was being read");
+  if (stats.flow_endpoints_mapped != stats.flow_endpoints)
+    fail_input("mapped " + std::to_string(stats.flow_endpoints_mapped) + "/" +
+               std::to_string(stats.flow_endpoints) + " GPU ac2g flow endpoints");
+  return stats;
+}
+
+namespace {
+
+int64_t merged_pid(const MergeEdit* merge, int64_t pid) {
+  return merge ? merge->pid_map->at(pid) : pid;
+}
+
+void write_thread_metadata(JsonOut& out, const TrackName& track, const MergeEdit* merge) {
+  const int64_t pid = merged_pid(merge, track.pid);
+  out.start_object();
+  out.key("name");
+  out.string("thread_name");
+  out.key("ph");
+  out.string("M");
+  out.key("pid");
+  out.integer(pid);
+  out.key("tid");
+  out.integer(track.tid);
+  out.key("args");
+  out.start_object();
+  out.key("name");
+  out.string(merge ? merge->name_prefix + track.name : track.name);
+  out.end_object();
+  out.end_object();
+
+  out.start_object();
+  out.key("name");
+  out.string("thread_sort_index");
+  out.key("ph");
+  out.string("M");
+  out.key("pid");
+  out.integer(pid);
+  out.key("tid");
+  out.integer(track.tid);
+  out.key("args");
+  out.start_object();
+  out.key("sort_index");
+  out.unsigned_integer(track.sort_index);
+  out.end_object();
+  out.end_object();
+}
+
+}  // namespace
+
+void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, JsonOut& out) {
+  const double offset = merge ? merge->ts_offset : 0.0;
+  for (const Span& span : plan.spans()) {
+    out.start_object();
+    out.key("name");
+    out.string(plan.index().region_names[span.region]);
+    out.key("cat");
+    out.string("gpu_user_annotation");
+    out.key("ph");
+    out.string("X");
+    out.key("pid");
+    out.integer(merged_pid(merge, span.pid));
+    out.key("tid");
+    out.integer(span.tid);
+    out.key("ts");
+    write_time(out, span.start + offset);
+    out.key("dur");
+    write_time(out, span.end - span.start);
+    out.key("args");
+    out.start_object();
+    out.end_object();
+    out.end_object();
+  }
+  for (const TrackName& track : plan.track_names()) write_thread_metadata(out, track, merge);
+}
+
+void write_pp_arrows(const std::vector<PPArrow>& arrows,
+                     const std::function<int64_t(int64_t)>& pp_rank_of, JsonOut& out) {
+  for (const PPArrow& arrow : arrows) {
+    const std::string name = arrow.source.label() + " -> " + arrow.destination.label();
+    const auto microbatch = arrow.source.microbatch ? arrow.source.microbatch
+                                                    : arrow.destination.microbatch;
+    for (const bool start : {true, false}) {
+      const PPBlock& end = start ? arrow.source : arrow.destination;
+      out.start_object();
+      out.key("name");
+      out.string(name);
+      out.key("cat");
+      out.string(arrow.category);
+      out.key("ph");
+      out.string(start ? "s" : "f");
+      out.key("bp");
+      out.string("e");
+      out.key("pid");
+      out.integer(end.pid);
+      out.key("tid");
+      out.integer(end.tid);
+      out.key("ts");
+      write_time(out, start ? arrow.source.start : arrow.destination_ts);
+      out.key("id");
+      out.unsigned_integer(arrow.id);
+      out.key("args");
+      out.start_object();
+      out.key("source_pp_rank");
+      out.integer(pp_rank_of(arrow.source.pid));
+      out.key("destination_pp_rank");
+      out.integer(pp_rank_of(arrow.destination.pid));
+      out.key("source_stage");
+      out.unsigned_integer(arrow.source.stage);
+      out.key("destination_stage");
+      out.unsigned_integer(arrow.destination.stage);
+      out.key("source_operation");
+      out.string(pp_op_name(arrow.source.op));
+      out.key("destination_operation");
+      out.string(pp_op_name(arrow.destination.op));
+      out.key("microbatch");
+      if (microbatch)
+        out.unsigned_integer(*microbatch);
+      else
+        out.writer().Null();
+      out.end_object();
+      out.end_object();
+    }
+  }
+}
+
+}  // namespace tracecompact

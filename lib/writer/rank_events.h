@@ -1,0 +1,33 @@
+// Pass 2 for one trace: re-reads it and streams its events, rewritten as the
+// plan says, followed by the events the plan adds (spans, track names).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "plan/compaction_plan.h"
+#include "plan/pp_arrows.h"
+#include "source/trace_input.h"
+#include "writer/event_rewriter.h"
+#include "writer/json_writer.h"
+
+namespace tracecompact {
+
+struct RankWriteStats {
+  uint64_t flow_endpoints = 0;  // ac2g events on old streams
+  uint64_t flow_endpoints_mapped = 0;
+};
+
+// Writes the kept input events (spec 5, 6) into an open JSON array.
+RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& plan,
+                                 const MergeEdit* merge, JsonOut& out);
+
+// Writes the spans (spec 7) and track names (spec 8).
+void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, JsonOut& out);
+
+// Writes two flow events per arrow (spec 10); `pp_rank_of` maps a pid to its PP rank.
+void write_pp_arrows(const std::vector<PPArrow>& arrows,
+                     const std::function<int64_t(int64_t)>& pp_rank_of, JsonOut& out);
+
+}  // namespace tracecompact
