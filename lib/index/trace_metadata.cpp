@@ -2,40 +2,130 @@
 
 #include <simdjson.h>
 
+#include <charconv>
+
+#include "json/event_parser.h"
 #include "json/number_format.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
 namespace {
 
-void read_pp_groups(simdjson::dom::element pg_config, TraceMetadata& out) {
-  if (!pg_config.is_array()) {
+namespace od = simdjson::ondemand;
+
+// Reads a value with on-demand; the caller has validated the text in pass 1.
+class ValueReader {
+ public:
+  explicit ValueReader(std::string_view what) : what_(what) {}
+  void check(simdjson::error_code error) const {
+    if (error)
+      fail_input("cannot read " + std::string(what_) + ": " + simdjson::error_message(error));
+  }
+
+ private:
+  std::string_view what_;
+};
+
+// One pg_config group: its `ranks` when the group is named as a PP group.
+bool read_group(od::value group_value, std::vector<std::optional<double>>& ranks,
+                const ValueReader& reader) {
+  od::object group;
+  if (group_value.get_object().get(group)) return false;
+  bool named_pp = false, has_ranks = false;
+  for (auto field_result : group) {
+    od::field field;
+    reader.check(std::move(field_result).get(field));
+    std::string_view key;
+    reader.check(field.unescaped_key().get(key));
+    od::value value = field.value();
+    if (key == "pg_name" || key == "pg_desc") {
+      JsonScalar scalar;
+      reader.check(json::read_value(value, scalar, 2));
+      named_pp |= key == "pg_name" ? scalar.is("torchtitan_real_pp") : scalar.is("mesh_pp");
+    } else if (key == "ranks") {
+      od::json_type type{};
+      reader.check(value.type().get(type));
+      if (type != od::json_type::array) {
+        reader.check(json::validate(value, 2));
+        continue;
+      }
+      has_ranks = true;
+      ranks.clear();
+      od::array array;
+      reader.check(value.get_array().get(array));
+      for (auto element_result : array) {
+        od::value element;
+        reader.check(std::move(element_result).get(element));
+        JsonScalar scalar;
+        reader.check(json::read_value(element, scalar, 3));
+        ranks.push_back(scalar.is_number() ? std::optional<double>(scalar.number) : std::nullopt);
+      }
+    } else {
+      reader.check(json::validate(value, 2));
+    }
+  }
+  if (!has_ranks) ranks.clear();  // a PP group without a rank list matches nothing
+  return named_pp;
+}
+
+void read_pg_config(od::value value, TraceMetadata& out, const ValueReader& reader) {
+  od::array groups;
+  if (value.get_array().get(groups)) {
     out.pg_config_invalid = true;
     return;
   }
-  for (auto group : pg_config.get_array().value()) {
-    if (!group.is_object()) {
+  for (auto group_result : groups) {
+    od::value group;
+    reader.check(std::move(group_result).get(group));
+    od::json_type type{};
+    reader.check(group.type().get(type));
+    if (type != od::json_type::object) {
       out.pg_config_invalid = true;
       return;
     }
-    auto object = group.get_object().value();
-    std::string_view name, desc;
-    const bool named_pp = (object["pg_name"].get(name) == simdjson::SUCCESS && name == "torchtitan_real_pp") ||
-                          (object["pg_desc"].get(desc) == simdjson::SUCCESS && desc == "mesh_pp");
-    if (!named_pp) continue;
-    simdjson::dom::array ranks;
-    if (object["ranks"].get(ranks) != simdjson::SUCCESS) {
-      out.pp_groups.emplace_back();  // a PP group without a rank list matches nothing
-      continue;
+    std::vector<std::optional<double>> ranks;
+    if (read_group(group, ranks, reader)) out.pp_groups.push_back(std::move(ranks));
+  }
+}
+
+void read_distributed_info(std::string_view text, TraceMetadata& out) {
+  const ValueReader reader("distributedInfo");
+  EventParser parser;
+  od::document document;
+  reader.check(parser.raw_parser().iterate(parser.load(text)).get(document));
+  od::json_type type{};
+  reader.check(document.type().get(type));
+  if (type != od::json_type::object) return;
+  out.has_distributed_info = true;
+  od::object object;
+  reader.check(document.get_object().get(object));
+  bool seen_rank = false, seen_backend = false, seen_pg_config = false;
+  auto once = [](bool& seen, std::string_view key) {
+    if (seen) fail_input("the trace repeats the key \"" + std::string(key) + "\" in distributedInfo");
+    seen = true;
+  };
+  for (auto field_result : object) {
+    od::field field;
+    reader.check(std::move(field_result).get(field));
+    std::string_view key;
+    reader.check(field.unescaped_key().get(key));
+    od::value value = field.value();
+    if (key == "rank") {
+      once(seen_rank, key);
+      JsonScalar scalar;
+      reader.check(json::read_value(value, scalar, 1));
+      if (scalar.is_int()) out.rank = scalar.int_value;
+    } else if (key == "backend") {
+      once(seen_backend, key);
+      std::string canonical;
+      reader.check(json::append_canonical(value, canonical, 1));
+      out.backend_json = canonical;
+    } else if (key == "pg_config") {
+      once(seen_pg_config, key);
+      read_pg_config(value, out, reader);
+    } else {
+      reader.check(json::validate(value, 1));
     }
-    std::vector<std::optional<double>> values;
-    for (auto rank : ranks) {
-      if (rank.is_number() && !rank.is_bool())
-        values.emplace_back(rank.get_double().value());
-      else
-        values.emplace_back(std::nullopt);
-    }
-    out.pp_groups.push_back(std::move(values));
   }
 }
 
@@ -43,34 +133,14 @@ void read_pp_groups(simdjson::dom::element pg_config, TraceMetadata& out) {
 
 TraceMetadata read_trace_metadata(const TraceIndex& index) {
   TraceMetadata out;
-  simdjson::dom::parser parser;
   if (const auto* base = index.find_top_level("baseTimeNanoseconds")) {
-    auto element = parser.parse(base->text);
-    if (!element.error() && is_integer_token(base->text) && element.value().is_int64())
-      out.base_time_ns = element.value().get_int64().value();
+    int64_t value = 0;
+    const std::string_view text = json::trim_token(base->text);
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec == std::errc() && ptr == text.data() + text.size()) out.base_time_ns = value;
   }
-  const auto* info = index.find_top_level("distributedInfo");
-  if (!info) return out;
-  simdjson::dom::element root;
-  if (parser.parse(info->text).get(root) != simdjson::SUCCESS || !root.is_object()) return out;
-  out.has_distributed_info = true;
-  auto object = root.get_object().value();
-  // Keys the tool reads may not repeat (spec 12).
-  for (std::string_view key : {"rank", "backend", "pg_config"}) {
-    int seen = 0;
-    for (auto field : object) seen += field.key == key;
-    if (seen > 1)
-      fail_input("the trace repeats the key \"" + std::string(key) + "\" in distributedInfo");
-  }
-  simdjson::dom::element rank;
-  if (object["rank"].get(rank) == simdjson::SUCCESS) {
-    const std::string raw = simdjson::minify(rank);
-    if (rank.is_int64() && is_integer_token(raw)) out.rank = rank.get_int64().value();
-  }
-  simdjson::dom::element backend;
-  if (object["backend"].get(backend) == simdjson::SUCCESS) out.backend_json = simdjson::minify(backend);
-  simdjson::dom::element pg_config;
-  if (object["pg_config"].get(pg_config) == simdjson::SUCCESS) read_pp_groups(pg_config, out);
+  if (const auto* info = index.find_top_level("distributedInfo"))
+    read_distributed_info(info->text, out);
   return out;
 }
 
