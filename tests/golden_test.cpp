@@ -1,0 +1,104 @@
+// Every case of fixtures/golden (copied from shared/golden, produced by the
+// reference compactor) must come out the same JSON, with --verify on.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "support/json_compare.h"
+#include "support/temp_dir.h"
+#include "tracecompact/tracecompact.h"
+
+namespace fs = std::filesystem;
+using testsupport::first_difference;
+using testsupport::read_file;
+
+namespace {
+
+struct GoldenCase {
+  std::string name;
+  fs::path dir;
+  bool merge;
+  std::string input;
+};
+
+std::vector<GoldenCase> golden_cases() {
+  std::vector<GoldenCase> cases;
+  for (const auto& entry : fs::directory_iterator(fs::path(TRACECOMPACT_FIXTURES) / "golden")) {
+    if (!entry.is_directory()) continue;
+    const std::string text = read_file((entry.path() / "case.json").string());
+    const bool merge = text.find("\"merge\"") != std::string::npos;
+    const auto input_at = text.find("\"input\"");
+    const auto open = text.find('"', text.find(':', input_at) + 1);
+    const auto close = text.find('"', open + 1);
+    cases.push_back({entry.path().filename().string(), entry.path(), merge,
+                     text.substr(open + 1, close - open - 1)});
+  }
+  std::sort(cases.begin(), cases.end(),
+            [](const GoldenCase& a, const GoldenCase& b) { return a.name < b.name; });
+  return cases;
+}
+
+std::string run_case(const GoldenCase& c, const std::string& output, unsigned threads = 0) {
+  tracecompact::Options options;
+  options.input = (c.dir / c.input).string();
+  options.output = output;
+  options.merge_pp_ranks = c.merge;
+  options.overwrite = true;
+  options.verify = true;
+  options.threads = threads;
+  return tracecompact::run(options).summary_json;
+}
+
+}  // namespace
+
+TEST_CASE("golden cases match the reference output and summary", "[golden]") {
+  const auto cases = golden_cases();
+  REQUIRE(cases.size() >= 15);
+  testsupport::TempDir dir;
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      const std::string output = dir.path(c.name + ".json");
+      const std::string summary = run_case(c, output);
+      const auto trace_diff = first_difference(read_file((c.dir / "expected.json").string()),
+                                               read_file(output),
+                                               {"cuda_graph_stream_compaction.source"});
+      INFO("trace: " << trace_diff.value_or("equal"));
+      CHECK_FALSE(trace_diff.has_value());
+      const auto summary_diff = first_difference(read_file((c.dir / "summary.json").string()),
+                                                 summary, {"input", "output", "verified"});
+      INFO("summary: " << summary_diff.value_or("equal"));
+      CHECK_FALSE(summary_diff.has_value());
+      CHECK(summary.find("\"verified\": true") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("merge output is byte-identical for any thread count", "[golden][merge]") {
+  testsupport::TempDir dir;
+  for (const auto& c : golden_cases()) {
+    if (!c.merge) continue;
+    SECTION(c.name) {
+      run_case(c, dir.path("one.json"), 1);
+      run_case(c, dir.path("four.json"), 4);
+      CHECK(read_file(dir.path("one.json")) == read_file(dir.path("four.json")));
+    }
+  }
+}
+
+TEST_CASE("gzip output decompresses to the same trace", "[golden][gzip]") {
+  testsupport::TempDir dir;
+  for (const auto& c : golden_cases()) {
+    if (c.name != "syn_single_gz") continue;
+    run_case(c, dir.path("plain.json"));
+    run_case(c, dir.path("packed.json.gz"));
+    const std::string packed_bytes = [&] {
+      std::ifstream in(dir.path("packed.json.gz"), std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    REQUIRE(packed_bytes.size() > 2);
+    CHECK(static_cast<unsigned char>(packed_bytes[0]) == 0x1f);
+    CHECK(read_file(dir.path("plain.json")) == read_file(dir.path("packed.json.gz")));
+  }
+}
