@@ -24,9 +24,19 @@ void check_output_allowed(const std::string& path, bool overwrite) {
 }
 
 OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
+  struct stat existing {};
+  const bool special_target = spec.path != "-" && ::stat(spec.path.c_str(), &existing) == 0 &&
+                              !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode);
   if (spec.path == "-") {
     display_name_ = "<stdout>";
     fd_ = STDOUT_FILENO;
+  } else if (special_target) {
+    // A device or FIFO (/dev/null, a named pipe) is written in place: renaming a
+    // file over it would replace the device node.
+    display_name_ = spec.path;
+    fd_ = ::open(spec.path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) fail_io("cannot write " + spec.path + ": " + std::strerror(errno));
+    direct_fd_ = true;
   } else {
     display_name_ = spec.path;
     const fs::path target(spec.path);
@@ -52,6 +62,7 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
 }
 
 OutputFile::~OutputFile() {
+  if (direct_fd_) ::close(fd_);
   if (!temp_path_.empty()) {
     if (fd_ >= 0) ::close(fd_);
     if (!committed_) remove_temp_file(temp_path_);
@@ -60,7 +71,7 @@ OutputFile::~OutputFile() {
 
 void OutputFile::commit() {
   sink().finish();
-  if (temp_path_.empty()) return;  // stdout
+  if (temp_path_.empty()) return;  // stdout or a device, written in place
   if (::close(fd_) != 0) {
     fd_ = -1;
     fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));

@@ -36,6 +36,7 @@ class OutputFile {
   std::unique_ptr<FdSink> plain_;
   std::unique_ptr<GzipSink> gzip_;
   bool committed_ = false;
+  bool direct_fd_ = false;  // fd_ is ours to close, but there is no file to rename
 };
 
 // Refuses an existing output without --overwrite (spec 12: checked first).
