@@ -1,0 +1,42 @@
+// Small hand-built traces for unit tests, written as JSON text.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <string>
+#include <vector>
+
+namespace testsupport {
+
+// `ts`/`dur` are JSON number texts so that tests control int/float spelling.
+inline std::string kernel(int pid, int tid, const std::string& ts, const std::string& dur,
+                          const std::string& name = "gemm", const std::string& extra_args = "") {
+  return "{\"name\":\"" + name + "\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts + ",\"dur\":" + dur +
+         ",\"args\":{\"stream\":" + std::to_string(tid) + extra_args + "}}";
+}
+inline std::string annotation(int pid, int tid, const std::string& ts, const std::string& dur,
+                              const std::string& name, const std::string& args = "{}") {
+  return "{\"name\":\"" + name + "\",\"cat\":\"gpu_user_annotation\",\"ph\":\"X\",\"pid\":" +
+         std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts +
+         ",\"dur\":" + dur + ",\"args\":" + args + "}";
+}
+inline std::string flow(int pid, int tid, const std::string& ts, int id) {
+  return "{\"name\":\"ac2g\",\"cat\":\"ac2g\",\"ph\":\"f\",\"bp\":\"e\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts + ",\"id\":" + std::to_string(id) + "}";
+}
+inline std::string trace(const std::vector<std::string>& events, const std::string& extra = "") {
+  std::string text = "{\"traceEvents\":[";
+  for (size_t i = 0; i < events.size(); ++i) text += (i ? "," : "") + events[i];
+  return text + "]" + extra + "}";
+}
+
+// The parsed output of a compaction, for assertions.
+struct Compacted {
+  rapidjson::Document output;
+  rapidjson::Document summary;
+  const rapidjson::Value& events() const { return output["traceEvents"]; }
+};
+Compacted compact(const std::string& trace_text);
+
+}  // namespace testsupport
