@@ -1,0 +1,176 @@
+// Merge mode (spec 11): rank discovery and ordering, checks, and arrow counting.
+#include <catch2/catch.hpp>
+
+#include <rapidjson/document.h>
+
+#include "support/json_compare.h"
+#include "support/temp_dir.h"
+#include "support/trace_builder.h"
+#include "tracecompact/tracecompact.h"
+
+using namespace testsupport;
+
+namespace {
+
+std::string rank_trace(int global_rank, const std::string& groups, const std::string& base_time,
+                       const std::vector<std::string>& extra_events = {}) {
+  std::vector<std::string> events = {kernel(0, 7, "1000", "10")};
+  events.insert(events.end(), extra_events.begin(), extra_events.end());
+  std::string top = ",\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":" + std::to_string(global_rank) +
+                    ",\"pg_config\":[" + groups + "]}";
+  if (!base_time.empty()) top += ",\"baseTimeNanoseconds\":" + base_time;
+  return trace(events, top);
+}
+
+std::string mesh_pp(const std::string& ranks) {
+  return "{\"pg_name\":\"2\",\"pg_desc\":\"mesh_pp\",\"ranks\":[" + ranks + "]}";
+}
+
+struct MergeRun {
+  rapidjson::Document summary;
+  rapidjson::Document output;
+};
+
+MergeRun merge(const TempDir& dir, std::optional<std::string> ranks = std::nullopt, unsigned threads = 0) {
+  tracecompact::Options options;
+  options.input = dir.root().string();
+  options.merge_pp_ranks = true;
+  options.output = dir.path("out/merged.json");
+  options.overwrite = true;
+  options.verify = true;
+  options.ranks = ranks;
+  options.threads = threads;
+  MergeRun run;
+  run.summary.Parse(tracecompact::run(options).summary_json.c_str());
+  run.output.Parse(read_file(dir.path("out/merged.json")).c_str());
+  return run;
+}
+
+std::string merge_error(const TempDir& dir, std::optional<std::string> ranks = std::nullopt) {
+  try {
+    merge(dir, ranks);
+  } catch (const tracecompact::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::vector<int> pp_order(const MergeRun& run) {
+  std::vector<int> order;
+  for (const auto& r : run.summary["pp_ranks"].GetArray()) order.push_back(r["global_rank"].GetInt());
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("PP ranks follow the mesh_pp group when it holds every rank", "[merge]") {
+  TempDir dir;
+  write_file(dir.path("rank0_trace.json"), rank_trace(0, mesh_pp("4, 0"), "1000"));
+  write_file(dir.path("rank4_trace.json"), rank_trace(4, mesh_pp("4, 0"), "3000"));
+  const auto run = merge(dir);
+  CHECK(pp_order(run) == std::vector<int>{4, 0});
+  CHECK(run.summary["time_offsets_us"]["0"].GetDouble() == 0.0);
+  CHECK(run.summary["time_offsets_us"]["4"].GetDouble() == 2.0);
+  CHECK(run.output["baseTimeNanoseconds"].GetInt64() == 1000);
+  CHECK(run.output["distributedInfo"]["pp_rank_count"].GetInt() == 2);
+  CHECK(run.summary["verified"].GetBool());
+}
+
+TEST_CASE("PP ranks fall back to sorted global ranks without a usable group", "[merge]") {
+  TempDir dir;
+  SECTION("no PP group") {
+    write_file(dir.path("rank8_trace.json"), rank_trace(8, "", "1000"));
+    write_file(dir.path("rank2_trace.json"), rank_trace(2, "", "1000"));
+  }
+  SECTION("a PP group that misses a rank") {
+    write_file(dir.path("rank8_trace.json"), rank_trace(8, mesh_pp("8, 5"), "1000"));
+    write_file(dir.path("rank2_trace.json"), rank_trace(2, mesh_pp("8, 5"), "1000"));
+  }
+  CHECK(pp_order(merge(dir)) == std::vector<int>{2, 8});
+}
+
+TEST_CASE("rank gaps keep PP positions from the group", "[merge]") {
+  TempDir dir;
+  write_file(dir.path("rank0_trace.json"), rank_trace(0, mesh_pp("0, 2, 4, 6"), "0"));
+  write_file(dir.path("rank4_trace.json"), rank_trace(4, mesh_pp("0, 2, 4, 6"), "0"));
+  const auto run = merge(dir);
+  CHECK(run.summary["pp_ranks"][1]["pp_rank"].GetInt() == 2);
+}
+
+TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
+  TempDir dir;
+  SECTION("duplicate distributed ranks") {
+    write_file(dir.path("rank0_trace.json"), rank_trace(3, "", "1"));
+    write_file(dir.path("rank1_trace.json"), rank_trace(3, "", "1"));
+    CHECK(merge_error(dir) == "PP traces contain duplicate distributed ranks");
+  }
+  SECTION("missing base time") {
+    write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+    write_file(dir.path("rank1_trace.json"), rank_trace(1, "", ""));
+    CHECK(merge_error(dir) == "all PP traces must contain integer baseTimeNanoseconds");
+  }
+  SECTION("float base time") {
+    write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+    write_file(dir.path("rank1_trace.json"), rank_trace(1, "", "1.0"));
+    CHECK(merge_error(dir) == "all PP traces must contain integer baseTimeNanoseconds");
+  }
+  SECTION("missing distributedInfo") {
+    write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+    write_file(dir.path("rank1_trace.json"), trace({kernel(0, 1, "0", "1")}, ",\"baseTimeNanoseconds\":1"));
+    CHECK(merge_error(dir) == "trace is missing distributedInfo");
+  }
+  SECTION("a bad file name") {
+    write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+    write_file(dir.path("rankX_trace.json"), rank_trace(1, "", "1"));
+    CHECK(merge_error(dir) == "invalid PP trace filename: rankX_trace.json");
+  }
+  SECTION("one rank number twice") {
+    write_file(dir.path("rank1_trace.json"), rank_trace(0, "", "1"));
+    write_file(dir.path("rank01_trace.json"), rank_trace(1, "", "1"));
+    CHECK(merge_error(dir).find("two traces for rank 1") == 0);
+  }
+  SECTION("fewer than two ranks") {
+    write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+    CHECK(merge_error(dir) == "found fewer than two rank traces in " + dir.root().string());
+  }
+}
+
+TEST_CASE("--ranks selects ranks of the folder", "[merge]") {
+  TempDir dir;
+  for (int r : {0, 4, 8}) write_file(dir.path("rank" + std::to_string(r) + "_trace.json"), rank_trace(r, "", "1"));
+  CHECK(pp_order(merge(dir, "0,8")) == std::vector<int>{0, 8});
+  CHECK(pp_order(merge(dir, "4-8")) == std::vector<int>{4, 8});
+  CHECK(merge_error(dir, "4") == "found fewer than two rank traces in " + dir.root().string());
+}
+
+TEST_CASE("a send whose receive lies outside the window is unmatched and draws nothing", "[merge]") {
+  TempDir dir;
+  // Stage 0 sends at 100-110; stage 1's receive ended at 60, so no arrow can point forward.
+  write_file(dir.path("rank0_trace.json"),
+             rank_trace(0, mesh_pp("0, 1"), "0", {annotation(0, 7, "100", "10", "PP:0SEND_F0")}));
+  write_file(dir.path("rank1_trace.json"),
+             rank_trace(1, mesh_pp("0, 1"), "0", {annotation(0, 7, "50", "10", "PP:1RECV_F0")}));
+  const auto run = merge(dir);
+  CHECK(run.summary["pp_send_recv_pairs"].GetInt() == 0);
+  CHECK(run.summary["pp_send_recv_unmatched"].GetInt() == 2);
+  for (const auto& e : run.output["traceEvents"].GetArray())
+    CHECK_FALSE((e.HasMember("cat") && std::string(e["cat"].GetString()) == "pp_send_recv"));
+}
+
+TEST_CASE("a matched send draws one arrow strictly forward", "[merge]") {
+  TempDir dir;
+  write_file(dir.path("rank0_trace.json"),
+             rank_trace(0, mesh_pp("0, 1"), "0", {annotation(0, 7, "100", "10", "PP:0SEND_F0")}));
+  write_file(dir.path("rank1_trace.json"),
+             rank_trace(1, mesh_pp("0, 1"), "0", {annotation(0, 7, "100", "30", "PP:1RECV_F0")}));
+  const auto run = merge(dir);
+  CHECK(run.summary["pp_send_recv_pairs"].GetInt() == 1);
+  CHECK(run.summary["pp_send_recv_unmatched"].GetInt() == 0);
+  int arrows = 0;
+  for (const auto& e : run.output["traceEvents"].GetArray()) {
+    if (!e.HasMember("cat") || std::string(e["cat"].GetString()) != "pp_send_recv") continue;
+    ++arrows;
+    if (std::string(e["ph"].GetString()) == "f") CHECK(e["ts"].GetDouble() > 100.0);
+  }
+  CHECK(arrows == 2);
+}
