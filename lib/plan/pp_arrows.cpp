@@ -1,5 +1,7 @@
 #include "plan/pp_arrows.h"
 
+#include "plan/pp_pairing.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -113,34 +115,13 @@ std::vector<PPBlock> unshard_blocks(const std::vector<PPAnnotation>& annotations
   return blocks;
 }
 
-// Greedy nearest-midpoint pairing: candidates by (|mid difference|, source, destination).
+// Greedy nearest-midpoint pairing (see pp_pairing.h).
 std::vector<std::pair<size_t, size_t>> pair_nearest(const std::vector<const PPBlock*>& sources,
                                                     const std::vector<const PPBlock*>& destinations) {
-  struct Candidate {
-    double distance;
-    size_t source;
-    size_t destination;
-  };
-  std::vector<Candidate> candidates;
-  candidates.reserve(sources.size() * destinations.size());
-  for (size_t s = 0; s < sources.size(); ++s)
-    for (size_t d = 0; d < destinations.size(); ++d)
-      candidates.push_back({std::fabs((sources[s]->start + sources[s]->end) -
-                                      (destinations[d]->start + destinations[d]->end)),
-                            s, d});
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    return std::tie(a.distance, a.source, a.destination) <
-           std::tie(b.distance, b.source, b.destination);
-  });
-  std::vector<bool> used_source(sources.size()), used_destination(destinations.size());
-  std::vector<std::pair<size_t, size_t>> pairs;
-  for (const auto& c : candidates) {
-    if (used_source[c.source] || used_destination[c.destination]) continue;
-    used_source[c.source] = used_destination[c.destination] = true;
-    pairs.emplace_back(c.source, c.destination);
-    if (pairs.size() == std::min(sources.size(), destinations.size())) break;
-  }
-  return pairs;
+  std::vector<double> source_mids, destination_mids;
+  for (const PPBlock* b : sources) source_mids.push_back(b->start + b->end);
+  for (const PPBlock* b : destinations) destination_mids.push_back(b->start + b->end);
+  return pair_nearest_midpoints(source_mids, destination_mids);
 }
 
 class ArrowDrawer {
