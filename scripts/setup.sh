@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages tracecompact builds with, if any is missing.
 set -euo pipefail
-packages=(cmake ninja-build g++ pkg-config libsimdjson-dev rapidjson-dev libcxxopts-dev catch2 libisal-dev)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev pkg-config libsimdjson-dev rapidjson-dev
+          libcxxopts-dev catch2 libisal-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

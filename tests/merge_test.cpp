@@ -135,7 +135,7 @@ TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
   }
 }
 
-TEST_CASE("--ranks selects ranks of the folder", "[merge]") {
+TEST_CASE("rank selection keeps only the listed ranks of the folder", "[merge]") {
   TempDir dir;
   for (int r : {0, 4, 8}) write_file(dir.path("rank" + std::to_string(r) + "_trace.json"), rank_trace(r, "", "1"));
   CHECK(pp_order(merge(dir, "0,8")) == std::vector<int>{0, 8});

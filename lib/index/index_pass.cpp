@@ -33,7 +33,10 @@ class IndexBuilder {
   void add_event(const EventFields& f, uint64_t event_index) {
     if (f.tid.is_int())
       index_.max_int_tid = std::max(index_.max_int_tid.value_or(f.tid.int_value), f.tid.int_value);
-    if (f.pid.is_int()) pids_.insert(f.pid.int_value);
+    if (f.pid.is_int() && (pids_.empty() || f.pid.int_value != last_pid_)) {
+      pids_.insert(f.pid.int_value);  // most events repeat the previous pid
+      last_pid_ = f.pid.int_value;
+    }
     const bool named_launch = f.name.is("cudaGraphLaunch");
     if (named_launch) ++index_.graph_launches;
     check_metadata_args(f, event_index);
@@ -96,7 +99,9 @@ class IndexBuilder {
       fail_input(prefix + " has negative duration " + python_float_repr(f.dur.number));
 
     SliceRecord slice{};
-    slice.event_index = event_index;
+    slice.event_index = static_cast<uint32_t>(event_index);
+    slice.tid_span = span_of(f.tid.raw);
+    slice.stream_span = span_of(f.args_stream.raw);
     slice.ts = f.ts.number;
     slice.dur = f.dur.number;
     slice.stream = stream_id({f.pid.int_value, f.tid.int_value});
@@ -112,7 +117,8 @@ class IndexBuilder {
       fail_input("GPU annotation " + std::to_string(event_index) +
                  " lacks an integer pid/tid (gpu_user_annotation events need both)");
     AnnotationRecord record{};
-    record.event_index = event_index;
+    record.event_index = static_cast<uint32_t>(event_index);
+    record.tid_span = span_of(f.tid.raw);
     record.pid = f.pid.int_value;
     record.tid = f.tid.int_value;
     record.ts = f.ts.is_number() ? f.ts.number : 0.0;
@@ -143,6 +149,12 @@ class IndexBuilder {
     if (role) index_.lane_names.push_back({f.pid.int_value, f.tid.int_value, role});
   }
 
+  ValueSpan span_of(std::string_view token) const {
+    const size_t at = parser.offset_of(token);
+    if (at > 0xFFFF || token.size() > 0xFF) return {};
+    return {static_cast<uint16_t>(at), static_cast<uint8_t>(token.size())};
+  }
+
   uint32_t stream_id(StreamKey key) {
     auto [it, inserted] =
         index_.stream_ids.try_emplace(key, static_cast<uint32_t>(index_.streams.size()));
@@ -158,6 +170,7 @@ class IndexBuilder {
 
   TraceIndex& index_;
   std::unordered_set<int64_t> pids_;
+  int64_t last_pid_ = 0;
 };
 
 void add_top_level(TraceIndex& index, std::string_view key, std::string_view text,
@@ -198,6 +211,8 @@ TraceIndex build_index(const TraceInput& input) {
         index.events_key_position = index.top_level.size();
         break;
       case TraceTokenizer::Kind::kEvent: {
+        if (item.index >= TraceIndex::kMaxEvents)
+          fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) + " events");
         const auto& fields = builder.parser.parse(item.text, {item.index, item.offset});
         builder.add_event(fields, item.index);
         break;

@@ -27,14 +27,24 @@ struct StreamKeyHash {
   }
 };
 
+// Where a value sits in its event's text, so that pass 2 can replace it
+// without parsing the event again. Empty when the event is too large for 16 bits.
+struct ValueSpan {
+  uint16_t at = 0;
+  uint8_t length = 0;
+  bool valid() const { return length != 0; }
+};
+
 // A measured GPU slice (40 bytes: this is the per-slice cost of the index).
 struct SliceRecord {
-  uint64_t event_index;
   double ts;          // start
   double dur;         // end = ts + dur
+  uint32_t event_index;
   uint32_t stream;    // index into TraceIndex::streams (the old stream)
   uint32_t region;    // args.name (non-empty string) in region_names, or kNone
   uint32_t lane = 0;  // set by the plan: index into the lane table
+  ValueSpan tid_span;
+  ValueSpan stream_span;
   Group group;
 
   double start() const { return ts; }
@@ -52,7 +62,8 @@ enum AnnotationFlags : uint8_t {
 
 // A gpu_user_annotation event (pid and tid are integers: checked in pass 1).
 struct AnnotationRecord {
-  uint64_t event_index;
+  uint32_t event_index;
+  ValueSpan tid_span;
   int64_t pid;
   int64_t tid;
   double ts;  // 0 when absent
@@ -100,6 +111,9 @@ struct TraceIndex {
   std::optional<int64_t> max_int_tid;
   std::vector<int64_t> int_pids;  // sorted, distinct
   uint64_t graph_launches = 0;    // events named cudaGraphLaunch
+
+  // Event indexes are stored in 32 bits (4 billion events: a trace of ~1 TB).
+  static constexpr uint64_t kMaxEvents = 0xFFFFFFFFull;
 
   bool needs_attention(uint64_t event_index) const {
     const uint64_t word = event_index >> 6;

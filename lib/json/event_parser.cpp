@@ -115,6 +115,14 @@ error_code validate(od::value value, int depth) {
       }
       return simdjson::SUCCESS;
     }
+    case od::json_type::number: {
+      double ignored;  // parsing validates the number (and its range)
+      return value.get_double().get(ignored);
+    }
+    case od::json_type::string: {
+      std::string_view ignored;
+      return value.get_string().get(ignored);
+    }
     default: {
       JsonScalar scalar;
       return read_value(value, scalar, depth);

@@ -40,6 +40,10 @@ class EventParser {
   void validate_value(std::string_view text, std::string_view what);
 
   simdjson::ondemand::parser& raw_parser() { return parser_; }
+  // Offset of a view into the last parsed event's text (e.g. JsonScalar::raw).
+  size_t offset_of(std::string_view view) const {
+    return static_cast<size_t>(view.data() - buffer_.data());
+  }
   simdjson::padded_string_view load(std::string_view text);
 
  private:

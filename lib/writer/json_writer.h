@@ -33,6 +33,22 @@ class JsonOut {
     writer_.RawValue(json.data(), 0, rapidjson::kObjectType);
     stream_.write(json.data(), json.size());
   }
+  // A raw value with some byte ranges replaced (sorted, not overlapping).
+  struct Replacement {
+    size_t at;
+    size_t length;
+    std::string_view text;
+  };
+  void raw_spliced(std::string_view json, const Replacement* replacements, size_t count) {
+    writer_.RawValue(json.data(), 0, rapidjson::kObjectType);
+    size_t copied = 0;
+    for (size_t i = 0; i < count; ++i) {
+      stream_.write(json.data() + copied, replacements[i].at - copied);
+      stream_.write(replacements[i].text.data(), replacements[i].text.size());
+      copied = replacements[i].at + replacements[i].length;
+    }
+    stream_.write(json.data() + copied, json.size() - copied);
+  }
   void start_object() { writer_.StartObject(); }
   void end_object() { writer_.EndObject(); }
   void start_array() { writer_.StartArray(); }

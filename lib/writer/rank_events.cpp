@@ -1,5 +1,7 @@
 #include "writer/rank_events.h"
 
+#include <charconv>
+
 #include "json/event_parser.h"
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
@@ -33,6 +35,33 @@ class PlanCursor {
   size_t annotation_ = 0;
 };
 
+// An integer written where pass 1 found an integer token.
+class IntegerSplice {
+ public:
+  JsonOut::Replacement make(std::string_view text, ValueSpan span, int64_t value,
+                            const std::string& input_name) {
+    const std::string_view old = text.substr(span.at, span.length);
+    if (span.at + span.length > text.size() ||
+        old.find_first_not_of("-0123456789") != std::string_view::npos)
+      fail_io(input_name + " changed while it was being read");
+    char* end = std::to_chars(digits_, digits_ + sizeof digits_, value).ptr;
+    return {span.at, span.length, std::string_view(digits_, static_cast<size_t>(end - digits_))};
+  }
+
+ private:
+  char digits_[24];
+};
+
+// Rewrites tid and args.stream of a slice in place of the original tokens.
+void splice_slice(JsonOut& out, std::string_view text, const SliceRecord& slice, int64_t lane_tid,
+                  const std::string& input_name) {
+  IntegerSplice tid, stream;
+  JsonOut::Replacement parts[2] = {tid.make(text, slice.tid_span, lane_tid, input_name),
+                                   stream.make(text, slice.stream_span, lane_tid, input_name)};
+  if (parts[1].at < parts[0].at) std::swap(parts[0], parts[1]);
+  out.raw_spliced(text, parts, 2);
+}
+
 }  // namespace
 
 RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& plan,
@@ -52,17 +81,30 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
     EventEdit edit;
     bool rewrite = merge != nullptr;
     if (cursor.at_slice(item.index)) {
-      const int64_t lane_tid = plan.lane_tid_of_slice(cursor.take_slice());
+      const size_t s = cursor.take_slice();
+      const SliceRecord& slice = index.slices[s];
+      const int64_t lane_tid = plan.lane_tid_of_slice(s);
+      if (!merge && slice.tid_span.valid() && slice.stream_span.valid()) {
+        splice_slice(out, item.text, slice, lane_tid, index.display_name);
+        continue;
+      }
       edit.tid = edit.stream = lane_tid;
       rewrite = true;
     } else if (cursor.at_annotation(item.index)) {
       const size_t a = cursor.take_annotation();
       const AnnotationOutcome& outcome = plan.annotation_outcomes()[a];
       if (outcome.fate == AnnotationFate::kDropped) continue;
-      if (outcome.tid != index.annotations[a].tid) edit.tid = outcome.tid;
+      const AnnotationRecord& record = index.annotations[a];
+      if (outcome.tid != record.tid) edit.tid = outcome.tid;
       if (outcome.retimed) {
         edit.ts = outcome.ts;
         edit.dur = outcome.dur;
+      }
+      if (!merge && edit.tid && !edit.ts && record.tid_span.valid()) {
+        IntegerSplice tid;
+        const auto part = tid.make(item.text, record.tid_span, *edit.tid, index.display_name);
+        out.raw_spliced(item.text, &part, 1);
+        continue;
       }
       rewrite = rewrite || edit.tid || edit.ts;
     } else if (index.needs_attention(item.index)) {
