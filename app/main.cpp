@@ -10,7 +10,7 @@
 
 namespace {
 
-tracecompact::Options parse_options(int argc, char** argv, bool& exit_now) {
+tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool& timings) {
   cxxopts::Options parser("tracecompact",
                           "Packs the GPU streams of a PyTorch CUDA-graph profiler trace into a few "
                           "semantic lanes; merges pipeline-parallel rank traces.");
@@ -29,6 +29,7 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now) {
       ("verify", "re-read the output and check it against the input")
       ("gzip", "gzip the output written to stdout (files: by a .gz name)")
       ("level", "gzip level 0..3 (ISA-L)", cxxopts::value<int>()->default_value("1"))
+      ("timings", "print the wall time of each phase on stderr")
       ("version", "print the version")
       ("h,help", "print this help");
   parser.parse_positional({"input"});
@@ -56,6 +57,7 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now) {
   options.gzip_stdout = parsed.count("gzip") > 0;
   options.gzip_level = parsed["level"].as<int>();
   options.threads = parsed["threads"].as<unsigned>();
+  timings = parsed.count("timings") > 0;
   return options;
 }
 
@@ -64,13 +66,16 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now) {
 int main(int argc, char** argv) {
   tracecompact::install_cleanup_signal_handlers();
   try {
-    bool exit_now = false;
-    const tracecompact::Options options = parse_options(argc, argv, exit_now);
+    bool exit_now = false, timings = false;
+    const tracecompact::Options options = parse_options(argc, argv, exit_now, timings);
     if (exit_now) return 0;
     const tracecompact::RunResult result = tracecompact::run(options);
     // With the trace on stdout, the summary goes to stderr.
     std::FILE* summary_stream = result.output_path == "-" ? stderr : stdout;
     std::fprintf(summary_stream, "%s\n", result.summary_json.c_str());
+    if (timings)
+      for (const auto& [phase, seconds] : result.timings)
+        std::fprintf(stderr, "tracecompact: %-16s %8.3f s\n", phase.c_str(), seconds);
     return std::fflush(summary_stream) == 0 ? 0 : 3;
   } catch (const tracecompact::Error& error) {
     std::fprintf(stderr, "tracecompact: error: %s\n", error.what());

@@ -61,16 +61,21 @@ RunResult run_single(const Options& options) {
     if (fs::is_directory(options.input, error))
       fail_usage("input must be a trace file without --merge-pp-ranks");
   }
+  PhaseTimer timer;
   const TraceInput input = TraceInput::open_path(options.input);
-  const OutputSpec spec = output_spec(options, output);
+  SingleTraceJob job(input, &timer);
   SingleTraceOutcome outcome;
   {
-    OutputFile file(spec);
-    outcome = compact_single_trace(input, file.sink());
+    OutputFile file(output_spec(options, output));
+    outcome = job.write(file.sink());
     file.commit();
   }
-  if (options.verify) verify_single_output(input, output);
+  if (options.verify) {
+    verify_single_output(input, output);
+    timer.mark("verify");
+  }
   RunResult result;
+  result.timings = timer.phases();
   result.output_path = output;
   result.summary_json = render_single_summary(outcome, options.input, output, options.verify);
   return result;
@@ -100,7 +105,8 @@ std::string compact_buffer(const std::string& trace_bytes, std::string& output_j
   const TraceInput input = TraceInput::from_memory(trace_bytes);
   output_json.clear();
   StringSink sink(output_json);
-  const SingleTraceOutcome outcome = compact_single_trace(input, sink);
+  SingleTraceJob job(input);
+  const SingleTraceOutcome outcome = job.write(sink);
   return render_single_summary(outcome, "<memory>", "<memory>", false);
 }
 

@@ -34,17 +34,35 @@ void write_local_flows_value(JsonOut& out, const LocalFlowSummary& flows) {
 
 }  // namespace
 
-SingleTraceOutcome compact_single_trace(const TraceInput& input, ByteSink& sink) {
-  TraceIndex index = build_index(input);
-  const TraceMetadata metadata = read_trace_metadata(index);
-  CompactionPlan plan(index);
+struct SingleTraceJob::State {
+  TraceIndex index;
+  std::unique_ptr<CompactionPlan> plan;
+  PPArrowResult arrows;
   SingleTraceOutcome outcome;
-  outcome.counts = plan.counts();
-  outcome.local_flows.pp_rank = single_trace_pp_rank(metadata);
-  const PPArrowResult arrows =
-      draw_pp_arrows(plan.pp_annotations(), plan.pp_lane_sets(), false, kFirstPPFlowId);
-  outcome.local_flows.counts = arrows.counts;
+};
 
+SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer)
+    : input_(input), state_(std::make_unique<State>()), timer_(timer) {
+  state_->index = build_index(input);
+  if (timer_) timer_->mark("pass 1 (index)");
+  const TraceMetadata metadata = read_trace_metadata(state_->index);
+  state_->plan = std::make_unique<CompactionPlan>(state_->index);
+  state_->outcome.counts = state_->plan->counts();
+  state_->outcome.local_flows.pp_rank = single_trace_pp_rank(metadata);
+  state_->arrows = draw_pp_arrows(state_->plan->pp_annotations(), state_->plan->pp_lane_sets(),
+                                  false, kFirstPPFlowId);
+  state_->outcome.local_flows.counts = state_->arrows.counts;
+  if (timer_) timer_->mark("plan");
+}
+
+SingleTraceJob::~SingleTraceJob() = default;
+
+SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
+  const TraceInput& input = input_;
+  const TraceIndex& index = state_->index;
+  const CompactionPlan& plan = *state_->plan;
+  const PPArrowResult& arrows = state_->arrows;
+  SingleTraceOutcome& outcome = state_->outcome;
   JsonOut out(sink);
   // Top-level keys in input order, traceEvents in its place, ours replacing any
   // same-named input key in place (as a Python dict update does).
@@ -86,6 +104,7 @@ SingleTraceOutcome compact_single_trace(const TraceInput& input, ByteSink& sink)
   }
   out.end_object();
   out.stream().drain();
+  if (timer_) timer_->mark("pass 2 (write)");
   return outcome;
 }
 

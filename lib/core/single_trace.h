@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "core/summary.h"
 #include "sink/byte_sink.h"
 #include "source/trace_input.h"
+#include "util/phase_timer.h"
 #include "writer/json_writer.h"
 
 namespace tracecompact {
@@ -17,8 +19,20 @@ struct SingleTraceOutcome {
   LocalFlowSummary local_flows;
 };
 
-// Compacts `input` into `sink` (the caller finishes the sink).
-SingleTraceOutcome compact_single_trace(const TraceInput& input, ByteSink& sink);
+// One trace's compaction in two steps, so that nothing is written (no output
+// file, no folder) before pass 1 has accepted the input.
+class SingleTraceJob {
+ public:
+  explicit SingleTraceJob(const TraceInput& input, PhaseTimer* timer = nullptr);  // pass 1, plan
+  ~SingleTraceJob();
+  SingleTraceOutcome write(ByteSink& sink);  // pass 2; the caller finishes the sink
+
+ private:
+  struct State;
+  const TraceInput& input_;
+  std::unique_ptr<State> state_;
+  PhaseTimer* timer_;
+};
 
 // The printed summary: {"input", "output", ...spec 9..., "verified"?}.
 std::string render_single_summary(const SingleTraceOutcome& outcome, const std::string& input_name,

@@ -64,8 +64,13 @@ class IndexBuilder {
  private:
   static std::string slice_field_error(uint64_t index, const char* field, const char* expected,
                                        const JsonScalar& value) {
-    return "GPU slice " + std::to_string(index) + " has " + field + " that is " +
-           json_kind_name(value.kind) + (value.is_number() ? " with a fraction or exponent" : "") +
+    std::string found = json_kind_name(value.kind);
+    if (value.is_number()) {
+      const bool integer = is_integer_token(value.raw);
+      found = (integer ? "the integer " : "the number ") + std::string(value.raw);
+      if (integer && std::string_view(expected) == "an integer") found += " (beyond 64 bits)";
+    }
+    return "GPU slice " + std::to_string(index) + " has " + field + " that is " + found +
            "; expected " + expected;
   }
 
@@ -76,14 +81,15 @@ class IndexBuilder {
                  ") has args that is " + json_kind_name(f.args_kind) + "; expected an object");
   }
 
-  void add_slice(const EventFields& f, uint64_t event_index) {
-    const std::string prefix = "GPU slice " + std::to_string(event_index);
+  // spec 1 checks; messages are only built when a check fails.
+  void check_slice(const EventFields& f, uint64_t event_index) {
+    auto prefix = [&] { return "GPU slice " + std::to_string(event_index); };
     if (f.args_kind != JsonKind::kAbsent && f.args_kind != JsonKind::kObject)
-      fail_input(prefix + " has args that is " + json_kind_name(f.args_kind) +
+      fail_input(prefix() + " has args that is " + json_kind_name(f.args_kind) +
                  "; expected an object");
     if (!f.pid.present_not_null() || !f.tid.present_not_null() || !f.ts.present_not_null() ||
         !f.dur.present_not_null() || !f.args_stream.present_not_null())
-      fail_input(prefix + " lacks pid/tid/ts/dur/stream");
+      fail_input(prefix() + " lacks pid/tid/ts/dur/stream");
     if (!f.pid.is_int()) fail_input(slice_field_error(event_index, "pid", "an integer", f.pid));
     if (!f.tid.is_int()) fail_input(slice_field_error(event_index, "tid", "an integer", f.tid));
     if (!f.args_stream.is_int())
@@ -93,11 +99,14 @@ class IndexBuilder {
     if (f.name.present() && !f.name.is_string())
       fail_input(slice_field_error(event_index, "name", "a string", f.name));
     if (f.tid.int_value != f.args_stream.int_value)
-      fail_input(prefix + " has tid " + std::to_string(f.tid.int_value) + " != stream " +
+      fail_input(prefix() + " has tid " + std::to_string(f.tid.int_value) + " != stream " +
                  std::to_string(f.args_stream.int_value));
     if (f.dur.number < 0)
-      fail_input(prefix + " has negative duration " + python_float_repr(f.dur.number));
+      fail_input(prefix() + " has negative duration " + python_float_repr(f.dur.number));
+  }
 
+  void add_slice(const EventFields& f, uint64_t event_index) {
+    check_slice(f, event_index);
     SliceRecord slice{};
     slice.event_index = static_cast<uint32_t>(event_index);
     slice.tid_span = span_of(f.tid.raw);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "index/groups.h"
+#include "util/chunked_vector.h"
 #include "util/string_table.h"
 
 namespace tracecompact {
@@ -94,12 +95,12 @@ struct TraceIndex {
   uint64_t event_count = 0;
   uint64_t input_bytes = 0;
 
-  std::vector<SliceRecord> slices;  // event order
+  ChunkedVector<SliceRecord> slices;  // event order
   std::vector<StreamKey> streams;
   std::unordered_map<StreamKey, uint32_t, StreamKeyHash> stream_ids;
   StringTable region_names;
 
-  std::vector<AnnotationRecord> annotations;  // event order
+  ChunkedVector<AnnotationRecord> annotations;  // event order
   StringTable annotation_names;
   StringTable identities;
 

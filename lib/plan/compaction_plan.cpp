@@ -12,7 +12,7 @@
 
 namespace tracecompact {
 
-CompactionPlan::CompactionPlan(const TraceIndex& index) : index_(index) {
+CompactionPlan::CompactionPlan(TraceIndex& index) : index_(index) {
   assign_lanes();
   index_streams();
   map_annotations();
@@ -24,7 +24,7 @@ CompactionPlan::CompactionPlan(const TraceIndex& index) : index_(index) {
 
 // spec 3 and 4: pack each (pid, group) and hand out tids pid by pid, group by group.
 void CompactionPlan::assign_lanes() {
-  auto& slices = const_cast<std::vector<SliceRecord>&>(index_.slices);  // the plan owns `lane`
+  auto& slices = index_.slices;
   const auto& streams = index_.streams;
   std::vector<uint32_t> order(slices.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;

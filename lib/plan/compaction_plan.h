@@ -58,7 +58,8 @@ struct CompactionCounts {
 
 class CompactionPlan {
  public:
-  CompactionPlan(const TraceIndex& index);
+  // Sets each slice's lane in `index`.
+  explicit CompactionPlan(TraceIndex& index);
 
   const TraceIndex& index() const { return index_; }
   const std::vector<Lane>& lanes() const { return lanes_; }
@@ -88,7 +89,7 @@ class CompactionPlan {
   void count();
   size_t nearest_slice(uint32_t stream, double ts) const;
 
-  const TraceIndex& index_;
+  TraceIndex& index_;
   std::vector<Lane> lanes_;
   std::vector<uint32_t> by_stream_;     // slice indices sorted by (stream, start, event order)
   std::vector<uint32_t> stream_begin_;  // range of each stream in by_stream_

@@ -2,12 +2,37 @@
 
 #include <cstring>
 
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
+#include "tokenizer/structure_scanner.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
 namespace {
 
 inline bool is_whitespace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// The next '"' or '\\' at or after i, or `end`.
+inline size_t find_quote_or_backslash(const char* data, size_t i, size_t end) {
+#ifdef __AVX2__
+  const __m256i quote = _mm256_set1_epi8('"');
+  const __m256i backslash = _mm256_set1_epi8('\\');
+  for (; i < end; i += 32) {
+    const __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + i));
+    const __m256i hits =
+        _mm256_or_si256(_mm256_cmpeq_epi8(block, quote), _mm256_cmpeq_epi8(block, backslash));
+    const auto mask = static_cast<uint32_t>(_mm256_movemask_epi8(hits));
+    if (mask) return std::min(end, i + static_cast<size_t>(__builtin_ctz(mask)));
+  }
+  return end;
+#else
+  for (; i < end; ++i)
+    if (data[i] == '"' || data[i] == '\\') return i;
+  return end;
+#endif
+}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -90,7 +115,7 @@ bool unescape(std::string_view body, std::string& out) {
 }  // namespace
 
 TraceTokenizer::TraceTokenizer(ByteSource& source, size_t chunk_size)
-    : source_(source), buffer_(chunk_size) {}
+    : source_(source), buffer_(chunk_size + kSlack) {}
 
 bool TraceTokenizer::fill(size_t keep_from) {
   if (eof_) return false;
@@ -102,8 +127,8 @@ bool TraceTokenizer::fill(size_t keep_from) {
     position_ -= std::min(position_, keep_from);
     end_ -= keep_from;
   }
-  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
-  const size_t got = source_.read(buffer_.data() + end_, buffer_.size() - end_);
+  if (end_ == capacity()) buffer_.resize(capacity() * 2 + kSlack);
+  const size_t got = source_.read(buffer_.data() + end_, capacity() - end_);
   if (got == 0) {
     eof_ = true;
     return false;
@@ -135,19 +160,17 @@ void TraceTokenizer::fail_truncated(const std::string& inside) const {
 size_t TraceTokenizer::scan_string_end(size_t from, size_t& start) {
   size_t i = from;
   for (;;) {
-    const void* quote = i < end_ ? std::memchr(buffer_.data() + i, '"', end_ - i) : nullptr;
-    if (quote) {
-      size_t q = static_cast<size_t>(static_cast<const char*>(quote) - buffer_.data());
-      size_t backslashes = 0;
-      while (q - backslashes > start && buffer_[q - backslashes - 1] == '\\') ++backslashes;
-      if (backslashes % 2 == 0) return q + 1;
-      i = q + 1;
+    i = find_quote_or_backslash(buffer_.data(), i, end_);
+    // A backslash escapes the next byte, which must be in the buffer too.
+    if (i + (i < end_ && buffer_[i] == '\\' ? 1 : 0) >= end_) {
+      const size_t relative = i - start;
+      if (!fill(start)) return static_cast<size_t>(-1);
+      start = 0;
+      i = relative;
       continue;
     }
-    const size_t relative = end_ - start;
-    if (!fill(start)) return static_cast<size_t>(-1);
-    start = 0;
-    i = relative;
+    if (buffer_[i] == '"') return i + 1;
+    i += 2;
   }
 }
 
@@ -160,27 +183,14 @@ std::string_view TraceTokenizer::scan_value(size_t& start) {
     i = scan_string_end(i + 1, start);
     if (i == kTruncated) return {};
   } else if (first == '{' || first == '[') {
-    int64_t depth = 0;
+    ScanState state;
     for (;;) {
-      if (i == end_) {
-        const size_t relative = i - start;
-        if (!fill(start)) return {};
-        start = 0;
-        i = relative;
-        continue;
-      }
-      const char c = buffer_[i];
-      if (c == '"') {
-        i = scan_string_end(i + 1, start);
-        if (i == kTruncated) return {};
-        continue;
-      }
-      ++i;
-      if (c == '{' || c == '[') {
-        ++depth;
-      } else if (c == '}' || c == ']') {
-        if (--depth == 0) break;
-      }
+      i = scan_to_value_end(buffer_.data(), i, end_, state);
+      if (state.depth == 0) break;
+      const size_t relative = i - start;
+      if (!fill(start)) return {};
+      start = 0;
+      i = relative;
     }
   } else {
     // A bare scalar ends at a delimiter; the parser judges its spelling.

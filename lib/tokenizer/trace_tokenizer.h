@@ -38,6 +38,9 @@ class TraceTokenizer {
  private:
   enum class State { kStart, kObjectKey, kAfterMember, kEvents, kAfterEvent, kEnd };
 
+  // Readable bytes past the data, so that SIMD scans may load whole blocks.
+  static constexpr size_t kSlack = 64;
+  size_t capacity() const { return buffer_.size() - kSlack; }
   bool fill(size_t keep_from);  // reads more, keeping bytes from `keep_from`
   bool skip_whitespace();       // false at end of input
   char peek() const { return buffer_[position_]; }

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tracecompact/error.h"
 
@@ -28,6 +30,7 @@ struct Options {
 struct RunResult {
   std::string summary_json;    // pretty JSON, spec 9 / 11
   std::string output_path;     // "-" for stdout
+  std::vector<std::pair<std::string, double>> timings;  // seconds per phase
 };
 
 // Runs one compaction or merge; throws tracecompact::Error.
