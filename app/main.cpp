@@ -2,7 +2,9 @@
 // one error line. No logic of its own.
 #include <cxxopts.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "sink/temp_files.h"
@@ -76,7 +78,12 @@ int main(int argc, char** argv) {
     if (timings)
       for (const auto& [phase, seconds] : result.timings)
         std::fprintf(stderr, "tracecompact: %-16s %8.3f s\n", phase.c_str(), seconds);
-    return std::fflush(summary_stream) == 0 ? 0 : 3;
+    if (std::fflush(summary_stream) != 0 || std::ferror(summary_stream)) {
+      std::fprintf(stderr, "tracecompact: error: cannot write the summary to %s: %s\n",
+                   summary_stream == stdout ? "stdout" : "stderr", std::strerror(errno));
+      return 3;
+    }
+    return 0;
   } catch (const tracecompact::Error& error) {
     std::fprintf(stderr, "tracecompact: error: %s\n", error.what());
     return error.exit_code();

@@ -183,10 +183,10 @@ TEST_CASE("bad inputs on stdin create no file and write nothing to stdout", "[ba
   CHECK(ran == kStdinCases.size());
 }
 
-// Known lib/ defect, kept visible: a failed run creates the missing parent
+// Regression: a failed run creates the missing parent
 // folders of OUTPUT and leaves them behind (the reference only creates them
-// when it saves). Remove [!mayfail] once fixed.
-TEST_CASE("a failed run leaves no newly created output folder", "[bad_input][known-bug][!mayfail]") {
+// when it saves).
+TEST_CASE("a failed run leaves no newly created output folder", "[bad_input]") {
   Scratch scratch;
   const std::string output = scratch.work.path("new/sub/out.json");
   const CliOutcome result =
@@ -196,10 +196,10 @@ TEST_CASE("a failed run leaves no newly created output folder", "[bad_input][kno
   CHECK(join(entries_of(scratch.work.root())).empty());
 }
 
-// Known lib/ defect, kept visible: when reading stdin fails (here: stdin is a
+// Regression: when reading stdin fails (here: stdin is a
 // folder, read() gives EISDIR) the spool file $TMPDIR/tracecompact-in-XXXXXX
-// is left behind. Remove [!mayfail] once fixed.
-TEST_CASE("a stdin read error leaves no spool file", "[bad_input][known-bug][!mayfail]") {
+// is left behind.
+TEST_CASE("a stdin read error leaves no spool file", "[bad_input]") {
   Scratch scratch;
   testsupport::TempDir folder;
   const CliOutcome result =

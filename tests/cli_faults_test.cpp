@@ -157,10 +157,9 @@ TEST_CASE("usage errors exit 2 with one line", "[cli]") {
   CHECK(join(entries_of(dir.root())).empty());
 }
 
-// Known app/ defect, kept visible: when the summary cannot be written to stdout
-// (here /dev/full) the CLI exits 3 without any error line. Remove [!mayfail]
-// once fixed.
-TEST_CASE("a failed summary write reports one error line", "[cli][known-bug][!mayfail]") {
+// Regression: when the summary cannot be written to stdout
+// (here /dev/full) the CLI exits 3 without any error line. 
+TEST_CASE("a failed summary write reports one error line", "[cli]") {
   testsupport::TempDir dir;
   CliIo io;
   io.stdout_path = "/dev/full";
@@ -252,10 +251,9 @@ Interrupted interrupt_run(const std::string& input, int signal_number, bool from
   return interrupted;
 }
 
-// The temporary file is visible a few instructions before the CLI registers it
-// for cleanup (see the known-bug test below), so the tests give it 20 ms; the
-// run itself lasts about a second.
-constexpr std::chrono::milliseconds kSettle(20);
+// The temporary file is registered for cleanup as it is created (signals are
+// blocked in between), so the signal may come at once.
+constexpr std::chrono::milliseconds kSettle(0);
 
 void check_interrupted_cleanly(int signal_number, bool from_stdin) {
   testsupport::TempDir work;
@@ -305,15 +303,14 @@ TEST_CASE("SIGKILL during a run never leaves the target output", "[signals]") {
   }
 }
 
-// Known lib/ defect, kept visible: lib/sink/output_file.cpp creates the
+// Regression: lib/sink/output_file.cpp creates the
 // temporary output with mkstemp() and only then calls register_temp_file(); a
 // SIGTERM in between kills the CLI with the file unregistered, and it stays
 // behind (same pattern for the stdin spool in lib/source/trace_input.cpp).
 // Signalling as soon as the file shows hits that window in roughly a third of
-// the runs on a loaded machine. Remove [!mayfail] once signals are blocked
-// around create + register.
+// the runs on a loaded machine.
 TEST_CASE("SIGTERM right as the temporary output appears leaves nothing",
-          "[signals][known-bug][!mayfail]") {
+          "[signals]") {
   testsupport::TempDir work;
   const std::string input = work.path("large_trace.json");
   write_large_trace(input);

@@ -272,11 +272,23 @@ simdjson::padded_string_view EventParser::load(std::string_view text) {
 }
 
 void EventParser::fail(error_code error) const {
-  std::string what = error == simdjson::DEPTH_ERROR ? "nesting deeper than " +
-                                                          std::to_string(json::kMaxDepth) + " levels"
-                                                    : simdjson::error_message(error);
+  std::string what = simdjson::error_message(error);
+  uint64_t offset = origin_.byte_offset;
+  const char* location = nullptr;
+  if (document_ready_ &&
+      const_cast<simdjson::ondemand::document&>(document_).current_location().get(location) ==
+          simdjson::SUCCESS &&
+      location >= buffer_.data() && location < buffer_.data() + buffer_.size()) {
+    offset += static_cast<uint64_t>(location - buffer_.data());
+    const std::string_view at(location, std::min<size_t>(16, buffer_.data() + buffer_.size() - location));
+    if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity" || at.substr(0, 9) == "-Infinity")
+      what = "NaN and Infinity are not JSON numbers";
+  }
+  if (error == simdjson::NUMBER_ERROR) what = "a number is malformed or out of double range";
+  if (error == simdjson::DEPTH_ERROR)
+    what = "nesting deeper than " + std::to_string(json::kMaxDepth) + " levels";
   fail_input("invalid JSON in event " + std::to_string(origin_.index) + " (byte offset " +
-             std::to_string(origin_.byte_offset) + "): " + what);
+             std::to_string(offset) + "): " + what);
 }
 
 namespace {
@@ -357,7 +369,9 @@ void EventParser::read_fields(od::object object) {
 const EventFields& EventParser::parse(std::string_view text, const EventOrigin& origin) {
   origin_ = origin;
   fields_.clear();
+  document_ready_ = false;
   if (auto e = parser_.iterate(load(text)).get(document_)) fail(e);
+  document_ready_ = true;
   od::object object;
   if (auto e = document_.get_object().get(object)) fail(e);
   read_fields(object);

@@ -54,6 +54,7 @@ class EventParser {
   simdjson::ondemand::parser parser_;
   std::vector<char> buffer_;  // padded copy of the event, reused
   simdjson::ondemand::document document_;
+  bool document_ready_ = false;  // iterate() succeeded: positions can be asked
   EventFields fields_;
   EventOrigin origin_;
   std::string canonical_;

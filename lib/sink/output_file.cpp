@@ -41,18 +41,15 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
     display_name_ = spec.path;
     const fs::path target(spec.path);
     const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code error;
-    fs::create_directories(directory, error);
-    if (error)
-      fail_io("cannot create output folder " + directory.string() + ": " + error.message());
-    std::string pattern = (directory / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-    std::vector<char> name(pattern.begin(), pattern.end());
-    name.push_back('\0');
-    fd_ = ::mkstemp(name.data());
-    if (fd_ < 0)
-      fail_io("cannot create output in " + directory.string() + ": " + std::strerror(errno));
-    temp_path_ = name.data();
-    register_temp_file(temp_path_);
+    create_parent_folders(directory);
+    std::string path = (directory / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    fd_ = create_temp_file(path);
+    if (fd_ < 0) {
+      const int saved = errno;
+      remove_created_folders();
+      fail_io("cannot create output in " + directory.string() + ": " + std::strerror(saved));
+    }
+    temp_path_ = path;
     const mode_t mask = ::umask(0);
     ::umask(mask);
     ::fchmod(fd_, 0666 & ~mask);
@@ -67,6 +64,31 @@ OutputFile::~OutputFile() {
     if (fd_ >= 0) ::close(fd_);
     if (!committed_) remove_temp_file(temp_path_);
   }
+  if (!committed_) remove_created_folders();
+}
+
+// Missing parent folders are created (spec 12), and removed again if the run fails.
+void OutputFile::create_parent_folders(const fs::path& directory) {
+  std::vector<fs::path> missing;
+  std::error_code error;
+  for (fs::path p = directory; !p.empty() && !fs::exists(p, error); p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (!fs::create_directory(*it, error) && error) {
+      remove_created_folders();
+      fail_io("cannot create output folder " + it->string() + ": " + error.message());
+    }
+    created_folders_.push_back(*it);
+  }
+}
+
+void OutputFile::remove_created_folders() {
+  std::error_code ignored;
+  for (auto it = created_folders_.rbegin(); it != created_folders_.rend(); ++it)
+    fs::remove(*it, ignored);  // only removes empty folders
+  created_folders_.clear();
 }
 
 void OutputFile::commit() {
@@ -86,6 +108,7 @@ void OutputFile::commit() {
   }
   release_temp_file(temp_path_);
   committed_ = true;
+  created_folders_.clear();
 }
 
 }  // namespace tracecompact

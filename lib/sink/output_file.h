@@ -2,8 +2,10 @@
 // into place only when everything succeeded, or streamed to stdout.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "sink/byte_sink.h"
 
@@ -37,6 +39,10 @@ class OutputFile {
   std::unique_ptr<GzipSink> gzip_;
   bool committed_ = false;
   bool direct_fd_ = false;  // fd_ is ours to close, but there is no file to rename
+  std::vector<std::filesystem::path> created_folders_;
+
+  void create_parent_folders(const std::filesystem::path& directory);
+  void remove_created_folders();
 };
 
 // Refuses an existing output without --overwrite (spec 12: checked first).

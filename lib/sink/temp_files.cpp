@@ -3,7 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <mutex>
 
@@ -40,6 +43,19 @@ void register_temp_file(const std::string& path) {
       return;
     }
   }
+}
+
+int create_temp_file(std::string& path_template) {
+  sigset_t blocked, previous;
+  sigemptyset(&blocked);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&blocked, signal_number);
+  pthread_sigmask(SIG_BLOCK, &blocked, &previous);
+  const int fd = ::mkstemp(path_template.data());
+  const int saved = errno;
+  if (fd >= 0) register_temp_file(path_template);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  errno = saved;
+  return fd;
 }
 
 void release_temp_file(const std::string& path) {

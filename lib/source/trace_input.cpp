@@ -26,36 +26,39 @@ std::string read_head(const std::string& path, const std::string& display_name) 
   return std::string(head, static_cast<size_t>(got));
 }
 
-// Copies a stream (stdin, a pipe) to a private temporary file.
-std::string spool_to_temp(int input_fd, const std::string& display_name) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tracecompact-in-XXXXXX";
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0) fail_io("cannot create a temporary file in " + pattern + ": " + std::strerror(errno));
-  std::string path(name.data());
-  register_temp_file(path);
+void copy_fd(int input_fd, int fd, const std::string& display_name, const std::string& path) {
   std::vector<char> buffer(1 << 20);
   for (;;) {
     const ssize_t got = ::read(input_fd, buffer.data(), buffer.size());
     if (got == 0) break;
     if (got < 0) {
       if (errno == EINTR) continue;
-      const int saved = errno;
-      ::close(fd);
-      fail_io("cannot read " + display_name + ": " + std::strerror(saved));
+      fail_io("cannot read " + display_name + ": " + std::strerror(errno));
     }
     for (ssize_t done = 0; done < got;) {
       const ssize_t wrote = ::write(fd, buffer.data() + done, static_cast<size_t>(got - done));
       if (wrote < 0) {
         if (errno == EINTR) continue;
-        const int saved = errno;
-        ::close(fd);
-        fail_io("cannot spool " + display_name + " to " + path + ": " + std::strerror(saved));
+        fail_io("cannot spool " + display_name + " to " + path + ": " + std::strerror(errno));
       }
       done += wrote;
     }
+  }
+}
+
+// Copies a stream (stdin, a pipe) to a private temporary file, removed again
+// if the copy fails.
+std::string spool_to_temp(int input_fd, const std::string& display_name) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tracecompact-in-XXXXXX";
+  const int fd = create_temp_file(path);
+  if (fd < 0) fail_io("cannot create a temporary file " + path + ": " + std::strerror(errno));
+  try {
+    copy_fd(input_fd, fd, display_name, path);
+  } catch (...) {
+    ::close(fd);
+    remove_temp_file(path);
+    throw;
   }
   ::close(fd);
   return path;

@@ -293,7 +293,9 @@ TraceTokenizer::Item TraceTokenizer::next() {
       case State::kEvents:
       case State::kAfterEvent: {
         const bool after_event = state_ == State::kAfterEvent;
-        const std::string where = "inside traceEvents after event " + std::to_string(event_count_);
+        const std::string where =
+            event_count_ == 0 ? std::string("inside traceEvents before its first event")
+                              : "inside traceEvents after event " + std::to_string(event_count_ - 1);
         if (!skip_whitespace()) fail_truncated(where);
         char c = peek();
         if (after_event) {
