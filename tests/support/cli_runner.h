@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +39,7 @@ struct CliOutcome {
   int exit_code = -1;
   bool signaled = false;  // killed by a signal: see signal
   int signal = 0;
+  long peak_rss_kb = 0;   // the child's maximum resident set size
   std::string out;        // captured stdout (empty when redirected elsewhere)
   std::string err;        // captured stderr
 
@@ -173,11 +175,14 @@ class CliProcess {
 
   CliOutcome wait() {
     while (!reaped_) {
-      const pid_t got = ::waitpid(pid_, &status_, 0);
+      struct rusage usage {};
+      const pid_t got = ::wait4(pid_, &status_, 0, &usage);
+      if (got == pid_) peak_rss_kb_ = usage.ru_maxrss;
       if (got == pid_) reaped_ = true;
       else if (got < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
     }
     CliOutcome outcome;
+    outcome.peak_rss_kb = peak_rss_kb_;
     outcome.exited = WIFEXITED(status_);
     if (outcome.exited) outcome.exit_code = WEXITSTATUS(status_);
     outcome.signaled = WIFSIGNALED(status_);
@@ -194,6 +199,7 @@ class CliProcess {
   bool capture_err_ = false;
   pid_t pid_ = -1;
   int status_ = 0;
+  long peak_rss_kb_ = 0;
   bool reaped_ = false;
 };
 
