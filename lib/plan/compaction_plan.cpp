@@ -26,14 +26,25 @@ CompactionPlan::CompactionPlan(TraceIndex& index) : index_(index) {
 void CompactionPlan::assign_lanes() {
   auto& slices = index_.slices;
   const auto& streams = index_.streams;
-  std::vector<uint32_t> order(slices.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const SliceRecord& x = slices[a];
-    const SliceRecord& y = slices[b];
-    return std::make_tuple(streams[x.stream].pid, x.group, x.start(), x.end(), a) <
-           std::make_tuple(streams[y.stream].pid, y.group, y.start(), y.end(), b);
+  // Sorting plain keys (not indexes into the records) keeps the sort in cache.
+  struct Key {
+    int64_t pid;
+    double start, end;
+    uint32_t slice;
+    Group group;
+  };
+  std::vector<Key> keys(slices.size());
+  for (uint32_t i = 0; i < keys.size(); ++i) {
+    const SliceRecord& s = slices[i];
+    keys[i] = {streams[s.stream].pid, s.start(), s.end(), i, s.group};
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.pid, a.group, a.start, a.end, a.slice) <
+           std::tie(b.pid, b.group, b.start, b.end, b.slice);
   });
+  std::vector<uint32_t> order(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].slice;
+  keys = {};
   int64_t next_tid = index_.max_int_tid.value_or(0) + 1000;
   std::vector<Interval> intervals;
   for (size_t begin = 0; begin < order.size();) {
@@ -64,12 +75,18 @@ void CompactionPlan::assign_lanes() {
 
 void CompactionPlan::index_streams() {
   const auto& slices = index_.slices;
-  by_stream_.resize(slices.size());
-  for (uint32_t i = 0; i < by_stream_.size(); ++i) by_stream_[i] = i;
-  std::sort(by_stream_.begin(), by_stream_.end(), [&](uint32_t a, uint32_t b) {
-    return std::make_tuple(slices[a].stream, slices[a].start(), a) <
-           std::make_tuple(slices[b].stream, slices[b].start(), b);
+  struct Key {
+    uint32_t stream;
+    uint32_t slice;
+    double start;
+  };
+  std::vector<Key> keys(slices.size());
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {slices[i].stream, i, slices[i].start()};
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.stream, a.start, a.slice) < std::tie(b.stream, b.start, b.slice);
   });
+  by_stream_.resize(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) by_stream_[i] = keys[i].slice;
   stream_begin_.assign(index_.streams.size() + 1, 0);
   for (const auto& slice : slices) ++stream_begin_[slice.stream + 1];
   for (size_t i = 1; i < stream_begin_.size(); ++i) stream_begin_[i] += stream_begin_[i - 1];
@@ -186,12 +203,20 @@ void CompactionPlan::coalesce_annotations() {
 // spec 7: runs of kernels with the same args.name become lane-local spans.
 void CompactionPlan::build_spans() {
   const auto& slices = index_.slices;
-  std::vector<uint32_t> order(slices.size());
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return std::make_tuple(slices[a].lane, slices[a].ts, slices[a].dur, a) <
-           std::make_tuple(slices[b].lane, slices[b].ts, slices[b].dur, b);
+  struct Key {
+    uint32_t lane;
+    uint32_t slice;
+    double ts, dur;
+  };
+  std::vector<Key> keys(slices.size());
+  for (uint32_t i = 0; i < keys.size(); ++i)
+    keys[i] = {slices[i].lane, i, slices[i].ts, slices[i].dur};
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.lane, a.ts, a.dur, a.slice) < std::tie(b.lane, b.ts, b.dur, b.slice);
   });
+  std::vector<uint32_t> order(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].slice;
+  keys = {};
   for (size_t begin = 0; begin < order.size();) {
     const Lane& lane = lanes_[slices[order[begin]].lane];
     size_t end = begin;

@@ -1,0 +1,350 @@
+#!/usr/bin/env bash
+# Benchmarks tracecompact against baselines measured on the same inputs in the same run:
+#   json    tracecompact IN.json -o OUT.json             vs  parse_floor IN.json
+#   gzip    tracecompact IN.json.gz -o OUT.json.gz       vs  zcat IN.json.gz | gzip -1 > OUT
+#   merge   tracecompact DIR --merge-pp-ranks (4 ranks)  vs  the 4 ranks compacted one by one
+#   shapes  worst cases at two scales, against parse_floor, so linearity can be judged
+# Inputs are generated once into a cache folder and reused. MB means 10^6 bytes of JSON.
+set -euo pipefail
+shopt -s inherit_errexit  # so a failing generator inside $(gen_single ...) stops the script
+
+usage() {
+  cat <<'EOF'
+usage: run_bench.sh --tool PATH --gen PATH --floor PATH [options]
+  --cache DIR        generated inputs, reused between runs (default: bench/cache)
+  --runs N           runs per measurement; the median is reported (default: 3)
+  --large            also run 5000 MB inputs
+  --sizes LIST       comma-separated sizes in MB (default: 100,1000; "" = none)
+  --shape-scale F    multiply the shapes' repetition counts by F (default: 1)
+  --no-shapes        skip the named worst-case shapes
+  --seed S           generator seed (default: 1)
+  --threads N        --threads for the merge run (default: 2)
+  --timeout SECONDS  per command (default: 3600)
+  --out FILE         results as JSON (default: bench/results.json)
+EOF
+}
+
+die() {
+  echo "run_bench.sh: $*" >&2
+  exit 1
+}
+
+SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+TOOL=""
+GEN=""
+FLOOR=""
+CACHE="$SCRIPT_DIR/cache"
+RUNS=3
+LARGE=0
+SIZES="100,1000"
+SHAPE_SCALE=1
+SHAPES=1
+SEED=1
+THREADS=2
+TIMEOUT=3600
+OUT="$SCRIPT_DIR/results.json"
+
+while (($# > 0)); do
+  case "$1" in
+    --tool) TOOL=${2:?--tool needs a value}; shift 2 ;;
+    --gen) GEN=${2:?--gen needs a value}; shift 2 ;;
+    --floor) FLOOR=${2:?--floor needs a value}; shift 2 ;;
+    --cache) CACHE=${2:?--cache needs a value}; shift 2 ;;
+    --runs) RUNS=${2:?--runs needs a value}; shift 2 ;;
+    --large) LARGE=1; shift ;;
+    --sizes) SIZES=${2?--sizes needs a value}; shift 2 ;;  # "" = shapes only
+    --shape-scale) SHAPE_SCALE=${2:?--shape-scale needs a value}; shift 2 ;;
+    --no-shapes) SHAPES=0; shift ;;
+    --seed) SEED=${2:?--seed needs a value}; shift 2 ;;
+    --threads) THREADS=${2:?--threads needs a value}; shift 2 ;;
+    --timeout) TIMEOUT=${2:?--timeout needs a value}; shift 2 ;;
+    --out) OUT=${2:?--out needs a value}; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $1" ;;
+  esac
+done
+
+[[ -n $TOOL && -n $GEN && -n $FLOOR ]] || { usage >&2; die "--tool, --gen and --floor are required"; }
+for exe in "$TOOL" "$GEN" "$FLOOR"; do
+  [[ -x $exe ]] || die "not an executable: $exe"
+done
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
+if ! command -v zcat >/dev/null || ! command -v gzip >/dev/null; then
+  die "zcat and gzip are required"
+fi
+
+# Absolute paths: commands run from other folders.
+abspath() { (cd -- "$(dirname -- "$1")" && printf '%s/%s\n' "$(pwd)" "$(basename -- "$1")"); }
+TOOL=$(abspath "$TOOL")
+GEN=$(abspath "$GEN")
+FLOOR=$(abspath "$FLOOR")
+mkdir -p -- "$CACHE" "$(dirname -- "$OUT")"
+CACHE=$(cd -- "$CACHE" && pwd)
+
+# Outputs of the measured commands live next to the cache (same disk), removed on exit.
+WORK=$(mktemp -d "$CACHE/run.XXXXXX")
+trap 'rm -rf -- "$WORK"' EXIT
+
+TIME_BIN=""
+[[ -x /usr/bin/time ]] && TIME_BIN=/usr/bin/time
+TIMEOUT_BIN=$(command -v timeout || true)
+GEN_FORMAT=$("$GEN" --version | awk '{print $NF}')
+FAILURES=0
+
+# ---------------------------------------------------------------------------------------------
+# Inputs (generated once, atomically: into a .partial name, then renamed).
+
+gen_single() {  # gen_single KEY [gen args...] -> prints the path; KEY ends in .json or .json.gz
+  local key=$1
+  shift
+  local path="$CACHE/$key"
+  if [[ ! -f $path ]]; then
+    echo "generating $path" >&2
+    local gz=()
+    [[ $key == *.gz ]] && gz=(--gzip)
+    "$GEN" --out "$path.partial" --seed "$SEED" "${gz[@]}" "$@" >/dev/null
+    mv -f -- "$path.partial" "$path"
+  fi
+  printf '%s\n' "$path"
+}
+
+gen_pp() {  # gen_pp SIZE_MB -> prints the folder of rank<N>_trace.json files
+  local dir="$CACHE/pp4_${1}MB_seed${SEED}_f${GEN_FORMAT}"
+  if [[ ! -d $dir ]]; then
+    echo "generating $dir" >&2
+    rm -rf -- "$dir.partial"
+    "$GEN" --pp-ranks 4 --out-dir "$dir.partial" --size-mb "$1" --seed "$SEED" >/dev/null
+    mv -f -- "$dir.partial" "$dir"
+  fi
+  printf '%s\n' "$dir"
+}
+
+file_bytes() { stat -c %s -- "$1"; }
+
+dir_json_bytes() {
+  local total=0 f
+  for f in "$1"/rank*_trace.json; do total=$((total + $(file_bytes "$f"))); done
+  printf '%s\n' "$total"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Measurement. Each run records wall seconds and peak RSS (KB) of the command and its children.
+
+now() { date +%s.%N; }
+
+descendants() {  # descendants PID -> PID and all its descendants, one per line
+  local p
+  echo "$1"
+  # shellcheck disable=SC2013  # the children files hold space-separated pids
+  for p in $(cat /proc/"$1"/task/*/children 2>/dev/null); do descendants "$p"; done
+}
+
+# Peak RSS without /usr/bin/time: poll VmHWM of the process tree every 50 ms (approximate:
+# processes shorter than a poll are missed).
+poll_peak_kb() {
+  local pid=$1 peak=0 p kb
+  while kill -0 "$pid" 2>/dev/null; do
+    for p in $(descendants "$pid"); do
+      kb=$(awk '/^VmHWM:/ {print $2}' /proc/"$p"/status 2>/dev/null || true)
+      if [[ -n $kb ]] && ((kb > peak)); then peak=$kb; fi
+    done
+    sleep 0.05
+  done
+  printf '%s\n' "$peak"
+}
+
+# run_once ERRLOG CMD... -> sets RUN_S, RUN_KB, RUN_RC
+run_once() {
+  local err=$1
+  shift
+  local limit=()
+  [[ -n $TIMEOUT_BIN ]] && limit=("$TIMEOUT_BIN" -k 10 "$TIMEOUT")
+  local tf="$WORK/time.txt"
+  RUN_RC=0
+  if [[ -n $TIME_BIN ]]; then
+    local start end
+    start=$(now)
+    "$TIME_BIN" -f '%e %M' -o "$tf" "${limit[@]}" "$@" >/dev/null 2>"$err" || RUN_RC=$?
+    end=$(now)
+    # Our own clock: %e has only two decimals.
+    RUN_S=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}')
+    RUN_KB=$(tail -n 1 -- "$tf" | awk '{print $2}')
+  else
+    (
+      TIMEFORMAT=%3R
+      { time "${limit[@]}" "$@" >/dev/null 2>"$err"; } 2>"$tf"
+    ) &
+    local pid=$!
+    RUN_KB=$(poll_peak_kb "$pid")
+    wait "$pid" || RUN_RC=$?
+    RUN_S=$(tail -n 1 -- "$tf")
+  fi
+}
+
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {m = int((NR + 1) / 2); print (NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2)}'; }
+max_of() { printf '%s\n' "$@" | sort -g | tail -n 1; }
+
+# measure NAME CMD... -> sets M_STATUS, M_MEDIAN, M_PEAK_KB, M_RUNS_JSON, M_CMD
+measure() {
+  local name=$1
+  shift
+  local times=() peaks=() i err="$WORK/stderr.txt"
+  M_CMD=$(printf '%q ' "$@")
+  M_STATUS=ok
+  for ((i = 0; i < RUNS; i++)); do
+    run_once "$err" "$@"
+    if ((RUN_RC != 0)); then
+      M_STATUS=$([[ $RUN_RC == 124 || $RUN_RC == 137 ]] && echo timeout || echo "failed (exit $RUN_RC)")
+      echo "run_bench.sh: $name: $M_STATUS: $M_CMD" >&2
+      tail -n 5 -- "$err" >&2 || true
+      FAILURES=$((FAILURES + 1))
+      break
+    fi
+    times+=("$RUN_S")
+    peaks+=("$RUN_KB")
+  done
+  if [[ $M_STATUS == ok ]]; then
+    M_MEDIAN=$(median "${times[@]}")
+    M_PEAK_KB=$(max_of "${peaks[@]}")
+    [[ $M_PEAK_KB == 0 ]] && M_PEAK_KB=null  # the RSS poll saw nothing (run too short)
+    M_RUNS_JSON="[$(IFS=,; echo "${times[*]}")]"
+  else
+    M_MEDIAN=null
+    M_PEAK_KB=null
+    M_RUNS_JSON="[]"
+  fi
+}
+
+mb_per_s() {  # mb_per_s BYTES SECONDS
+  awk -v b="$1" -v s="$2" 'BEGIN {if (s == "null" || s <= 0) print "null"; else printf "%.1f", b / 1e6 / s}'
+}
+
+json_str() {  # JSON string literal
+  local s=${1//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '"%s"' "$s"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Scenarios. Each one measures the tool and a baseline back to back and records both.
+
+RECORDS=()
+TABLE=()
+
+record() {  # record SCENARIO LABEL INPUT INPUT_BYTES BASELINE_NAME (after two measure calls)
+  local scenario=$1 label=$2 input=$3 bytes=$4 base_name=$5
+  local ratio
+  ratio=$(awk -v a="$T_MEDIAN" -v b="$M_MEDIAN" \
+    'BEGIN {if (a == "null" || b == "null" || b <= 0) print "null"; else printf "%.2f", a / b}')
+  local tool_mbs base_mbs
+  tool_mbs=$(mb_per_s "$bytes" "$T_MEDIAN")
+  base_mbs=$(mb_per_s "$bytes" "$M_MEDIAN")
+  RECORDS+=("$(printf '{"scenario": %s, "label": %s, "input": %s, "input_bytes": %s, "tool": {"status": %s, "command": %s, "median_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s}, "baseline": {"name": %s, "status": %s, "command": %s, "median_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s}, "ratio_tool_to_baseline": %s}' \
+    "$(json_str "$scenario")" "$(json_str "$label")" "$(json_str "$input")" "$bytes" \
+    "$(json_str "$T_STATUS")" "$(json_str "$T_CMD")" "$T_MEDIAN" "$tool_mbs" "$T_PEAK_KB" "$T_RUNS_JSON" \
+    "$(json_str "$base_name")" "$(json_str "$M_STATUS")" "$(json_str "$M_CMD")" "$M_MEDIAN" "$base_mbs" \
+    "$M_PEAK_KB" "$M_RUNS_JSON" "$ratio")")
+  TABLE+=("$(awk -v l="$label" -v mb="$bytes" -v ts="$T_MEDIAN" -v tm="$tool_mbs" -v tk="$T_PEAK_KB" \
+    -v st="$T_STATUS" -v bn="$base_name" -v bs="$M_MEDIAN" -v bm="$base_mbs" -v bk="$M_PEAK_KB" -v r="$ratio" '
+    function rss(k) { return k == "null" ? "-" : sprintf("%.1f", k / 1024) }
+    function num(v, f) { return v == "null" ? "-" : sprintf(f, v) }
+    BEGIN {
+      printf "%-34s %9.1f | %9s %8s %9s | %-22s %8s %8s %9s | %6s%s\n", l, mb / 1e6,
+        num(ts, "%.3f"), num(tm, "%.1f"), rss(tk), bn, num(bs, "%.3f"), num(bm, "%.1f"), rss(bk),
+        num(r, "%.2f"), (st == "ok" ? "" : "  TOOL " st)
+    }')")
+  printf '%s\n' "${TABLE[-1]}"
+}
+
+# measure_tool NAME CMD...: like measure, but keeps the result in T_* for record.
+measure_tool() {
+  measure "$@"
+  T_STATUS=$M_STATUS T_MEDIAN=$M_MEDIAN T_PEAK_KB=$M_PEAK_KB T_RUNS_JSON=$M_RUNS_JSON T_CMD=$M_CMD
+}
+
+scenario_json() {  # scenario_json SIZE_MB
+  local in
+  in=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json" --size-mb "$1")
+  measure_tool "json ${1}MB" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
+  measure "parse_floor ${1}MB" "$FLOOR" "$in"
+  record json "json ${1}MB" "$in" "$(file_bytes "$in")" parse_floor
+}
+
+scenario_gzip() {  # scenario_gzip SIZE_MB; MB/s counts the uncompressed JSON
+  local in json
+  json=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json" --size-mb "$1")
+  in=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json.gz" --size-mb "$1")
+  measure_tool "gzip ${1}MB" "$TOOL" "$in" -o "$WORK/out.json.gz" --overwrite
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  measure "zcat|gzip -1 ${1}MB" bash -c 'set -o pipefail; zcat -- "$1" | gzip -1 > "$2"' _ \
+    "$in" "$WORK/floor.json.gz"
+  record gzip "gzip ${1}MB" "$in" "$(file_bytes "$json")" "zcat | gzip -1"
+}
+
+scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
+  local dir
+  dir=$(gen_pp "$1")
+  measure_tool "merge ${1}MB" "$TOOL" "$dir" --merge-pp-ranks --threads "$THREADS" \
+    -o "$WORK/merged.json" --overwrite
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  measure "4 ranks one by one ${1}MB" bash -c \
+    'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" -o "$3" --overwrite; done' _ \
+    "$dir" "$TOOL" "$WORK/one.json"
+  record merge "merge 4 ranks ${1}MB" "$dir" "$(dir_json_bytes "$dir")" "4 ranks one by one"
+}
+
+scenario_shape() {  # scenario_shape SHAPE COUNT
+  local in
+  in=$(gen_single "${1}_n${2}_seed${SEED}_f${GEN_FORMAT}.json" --shape "$1" --count "$2")
+  measure_tool "$1 n=$2" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
+  measure "parse_floor $1 n=$2" "$FLOOR" "$in"
+  record "shape:$1" "$1 n=$2" "$in" "$(file_bytes "$in")" parse_floor
+}
+
+scaled() { awk -v n="$1" -v f="$SHAPE_SCALE" 'BEGIN {v = int(n * f); print (v < 1 ? 1 : v)}'; }
+
+# ---------------------------------------------------------------------------------------------
+
+IFS=, read -r -a SIZE_LIST <<<"$SIZES"
+((LARGE)) && SIZE_LIST+=(5000)
+
+echo "tracecompact benchmark: $RUNS run(s) each, median wall time; MB = 10^6 bytes of JSON"
+echo "tool: $TOOL"
+[[ -n $TIME_BIN ]] || echo "note: /usr/bin/time missing (Debian package 'time'); RSS is polled"
+printf '%-34s %9s | %9s %8s %9s | %-22s %8s %8s %9s | %6s\n' scenario "input MB" "tool s" \
+  "MB/s" "RSS MB" baseline "s" "MB/s" "RSS MB" ratio
+
+for size in "${SIZE_LIST[@]}"; do
+  scenario_json "$size"
+  scenario_gzip "$size"
+  scenario_merge "$size"
+done
+
+if ((SHAPES)); then
+  # Two scales 10x apart per shape: time should grow ~10x if the tool is linear.
+  for spec in identical_annotations:1000000 many_streams:100000 repeated_pp_key:10000; do
+    shape=${spec%%:*}
+    count=$(scaled "${spec#*:}")
+    small=$(awk -v n="$count" 'BEGIN {v = int(n / 10); print (v < 1 ? 1 : v)}')
+    scenario_shape "$shape" "$small"
+    scenario_shape "$shape" "$count"
+  done
+fi
+
+{
+  printf '{\n  "tool": %s,\n  "generator": %s,\n  "generator_format": %s,\n' \
+    "$(json_str "$TOOL")" "$(json_str "$GEN")" "$GEN_FORMAT"
+  printf '  "runs": %s,\n  "seed": %s,\n  "threads": %s,\n  "cpus": %s,\n  "date": %s,\n' \
+    "$RUNS" "$SEED" "$THREADS" "$(nproc)" "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
+  printf '  "failures": %s,\n  "results": [\n' "$FAILURES"
+  for i in "${!RECORDS[@]}"; do
+    printf '    %s%s\n' "${RECORDS[$i]}" "$([[ $i -lt $((${#RECORDS[@]} - 1)) ]] && echo ,)"
+  done
+  printf '  ]\n}\n'
+} >"$OUT.partial"
+mv -f -- "$OUT.partial" "$OUT"
+echo
+echo "summary (ratio = tool time / baseline time, same inputs, same run):"
+printf '%s\n' "${TABLE[@]}"
+echo "results: $OUT"
+((FAILURES == 0)) || die "$FAILURES measurement(s) failed or timed out"
