@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     std::fprintf(summary_stream, "%s\n", result.summary_json.c_str());
     if (timings)
       for (const auto& [phase, seconds] : result.timings)
-        std::fprintf(stderr, "tracecompact: %-16s %8.3f s\n", phase.c_str(), seconds);
+        std::fprintf(stderr, "tracecompact: %-32s %8.3f s\n", phase.c_str(), seconds);
     if (std::fflush(summary_stream) != 0 || std::ferror(summary_stream)) {
       std::fprintf(stderr, "tracecompact: error: cannot write the summary to %s: %s\n",
                    summary_stream == stdout ? "stdout" : "stderr", std::strerror(errno));

@@ -23,47 +23,75 @@ CompactionPlan::CompactionPlan(TraceIndex& index) : index_(index) {
 }
 
 // spec 3 and 4: pack each (pid, group) and hand out tids pid by pid, group by group.
-void CompactionPlan::assign_lanes() {
-  auto& slices = index_.slices;
-  const auto& streams = index_.streams;
-  // Sorting plain keys (not indexes into the records) keeps the sort in cache.
+// Sorts slice indexes by (bucket, start, tiebreak, index) through 16-byte keys:
+// compact keys keep the sort in cache and the transient memory at 16 bytes per
+// slice; the rare equal starts look the tie-break up in the records.
+template <typename Bucket, typename Tiebreak>
+std::vector<uint32_t> sorted_slices(const ChunkedVector<SliceRecord>& slices, Bucket bucket,
+                                    Tiebreak tiebreak) {
   struct Key {
-    int64_t pid;
-    double start, end;
+    uint32_t bucket;
     uint32_t slice;
-    Group group;
+    double start;
   };
   std::vector<Key> keys(slices.size());
-  for (uint32_t i = 0; i < keys.size(); ++i) {
-    const SliceRecord& s = slices[i];
-    keys[i] = {streams[s.stream].pid, s.start(), s.end(), i, s.group};
-  }
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    return std::tie(a.pid, a.group, a.start, a.end, a.slice) <
-           std::tie(b.pid, b.group, b.start, b.end, b.slice);
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {bucket(slices[i]), i, slices[i].ts};
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.bucket != b.bucket) return a.bucket < b.bucket;
+    if (a.start != b.start) return a.start < b.start;
+    const double ta = tiebreak(slices[a.slice]), tb = tiebreak(slices[b.slice]);
+    if (ta != tb) return ta < tb;
+    return a.slice < b.slice;
   });
   std::vector<uint32_t> order(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].slice;
-  keys = {};
+  return order;
+}
+
+void CompactionPlan::assign_lanes() {
+  auto& slices = index_.slices;
+  const auto& streams = index_.streams;
+  // Buckets: (pid ascending, group in display order).
+  std::vector<bool> present(streams.size() * kGroupCount);
+  for (const auto& slice : slices) present[slice.stream * kGroupCount + static_cast<int>(slice.group)] = true;
+  std::vector<std::pair<int64_t, Group>> pid_groups;
+  for (uint32_t stream = 0; stream < streams.size(); ++stream)
+    for (int g = 0; g < kGroupCount; ++g)
+      if (present[stream * kGroupCount + g]) pid_groups.emplace_back(streams[stream].pid, static_cast<Group>(g));
+  std::sort(pid_groups.begin(), pid_groups.end());
+  pid_groups.erase(std::unique(pid_groups.begin(), pid_groups.end()), pid_groups.end());
+  std::vector<uint32_t> stream_bucket(streams.size() * kGroupCount);
+  for (uint32_t stream = 0; stream < streams.size(); ++stream)
+    for (int g = 0; g < kGroupCount; ++g) {
+      const auto it = std::lower_bound(pid_groups.begin(), pid_groups.end(),
+                                       std::make_pair(streams[stream].pid, static_cast<Group>(g)));
+      stream_bucket[stream * kGroupCount + g] = static_cast<uint32_t>(it - pid_groups.begin());
+    }
+  pid_groups = {};
+  const std::vector<uint32_t> order = sorted_slices(
+      slices,
+      [&](const SliceRecord& s) {
+        return stream_bucket[s.stream * kGroupCount + static_cast<int>(s.group)];
+      },
+      [](const SliceRecord& s) { return s.end(); });
   int64_t next_tid = index_.max_int_tid.value_or(0) + 1000;
-  std::vector<Interval> intervals;
   for (size_t begin = 0; begin < order.size();) {
     const int64_t pid = streams[slices[order[begin]].stream].pid;
     const Group group = slices[order[begin]].group;
-    size_t end = begin;
-    intervals.clear();
-    while (end < order.size() && streams[slices[order[end]].stream].pid == pid &&
-           slices[order[end]].group == group) {
-      intervals.push_back({slices[order[end]].start(), slices[order[end]].end()});
-      ++end;
-    }
-    uint32_t lane_count = 0;
-    const auto lane_of = pack_sorted_intervals(intervals, lane_count);
+    // Lanes are numbered within the (pid, group) first; tids follow once the count is known.
     const auto first_lane = static_cast<uint32_t>(lanes_.size());
+    LanePacker packer;
+    size_t end = begin;
+    for (; end < order.size() && streams[slices[order[end]].stream].pid == pid &&
+           slices[order[end]].group == group;
+         ++end) {
+      SliceRecord& slice = slices[order[end]];
+      slice.lane = first_lane + packer.place(slice.start(), slice.end());
+    }
+    const uint32_t lane_count = packer.lane_count();
     for (uint32_t lane = 0; lane < lane_count; ++lane)
       lanes_.push_back({pid, next_tid + lane, group, lane, lane_count, 0});
     next_tid += lane_count;
-    for (size_t k = begin; k < end; ++k) slices[order[k]].lane = first_lane + lane_of[k - begin];
     begin = end;
   }
   // Annotation tracks: above every tid in use; lanes are already in (pid, tid) order.
@@ -203,20 +231,9 @@ void CompactionPlan::coalesce_annotations() {
 // spec 7: runs of kernels with the same args.name become lane-local spans.
 void CompactionPlan::build_spans() {
   const auto& slices = index_.slices;
-  struct Key {
-    uint32_t lane;
-    uint32_t slice;
-    double ts, dur;
-  };
-  std::vector<Key> keys(slices.size());
-  for (uint32_t i = 0; i < keys.size(); ++i)
-    keys[i] = {slices[i].lane, i, slices[i].ts, slices[i].dur};
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    return std::tie(a.lane, a.ts, a.dur, a.slice) < std::tie(b.lane, b.ts, b.dur, b.slice);
-  });
-  std::vector<uint32_t> order(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].slice;
-  keys = {};
+  const std::vector<uint32_t> order = sorted_slices(
+      slices, [](const SliceRecord& s) { return s.lane; },
+      [](const SliceRecord& s) { return s.dur; });
   for (size_t begin = 0; begin < order.size();) {
     const Lane& lane = lanes_[slices[order[begin]].lane];
     size_t end = begin;
@@ -247,16 +264,23 @@ void CompactionPlan::build_spans() {
 
 // spec 8: names and sort order for every lane and its used annotation track.
 void CompactionPlan::name_tracks() {
-  std::unordered_set<StreamKey, StreamKeyHash> used_tracks;
+  // Annotation track tids are consecutive from the first lane's: a track is
+  // used when a kept annotation or a span of the lane's pid sits on it.
+  std::vector<bool> used(lanes_.size());
+  const int64_t first_track = lanes_.front().annotation_tid;
+  auto mark = [&](int64_t pid, int64_t tid) {
+    if (tid < first_track || tid >= first_track + static_cast<int64_t>(lanes_.size())) return;
+    const auto lane = static_cast<size_t>(tid - first_track);
+    if (lanes_[lane].pid == pid) used[lane] = true;
+  };
   for (size_t i = 0; i < outcomes_.size(); ++i)
-    if (outcomes_[i].fate == AnnotationFate::kKept)
-      used_tracks.insert({index_.annotations[i].pid, outcomes_[i].tid});
-  for (const auto& span : spans_) used_tracks.insert({span.pid, span.tid});
+    if (outcomes_[i].fate == AnnotationFate::kKept) mark(index_.annotations[i].pid, outcomes_[i].tid);
+  for (const auto& span : spans_) mark(span.pid, span.tid);
   uint64_t sort_index = 0;
   for (const Lane& lane : lanes_) {
     std::string label(group_label(lane.group));
     if (lane.group_lane_count > 1) label += " " + std::to_string(lane.number + 1);
-    if (used_tracks.count({lane.pid, lane.annotation_tid}))
+    if (used[static_cast<size_t>(&lane - lanes_.data())])
       track_names_.push_back({lane.pid, lane.annotation_tid, label + " annotations", sort_index++});
     track_names_.push_back({lane.pid, lane.tid, label, sort_index++});
   }

@@ -64,7 +64,7 @@ class CompactionPlan {
   const TraceIndex& index() const { return index_; }
   const std::vector<Lane>& lanes() const { return lanes_; }
   const std::vector<AnnotationOutcome>& annotation_outcomes() const { return outcomes_; }
-  const std::vector<Span>& spans() const { return spans_; }
+  const ChunkedVector<Span>& spans() const { return spans_; }
   const std::vector<TrackName>& track_names() const { return track_names_; }
   const CompactionCounts& counts() const { return counts_; }
 
@@ -94,7 +94,7 @@ class CompactionPlan {
   std::vector<uint32_t> by_stream_;     // slice indices sorted by (stream, start, event order)
   std::vector<uint32_t> stream_begin_;  // range of each stream in by_stream_
   std::vector<AnnotationOutcome> outcomes_;
-  std::vector<Span> spans_;
+  ChunkedVector<Span> spans_;
   std::vector<TrackName> track_names_;
   CompactionCounts counts_;
 };

@@ -1,34 +1,32 @@
 #include "plan/lane_packing.h"
 
-#include <functional>
-#include <queue>
-#include <utility>
 
 namespace tracecompact {
 
+uint32_t LanePacker::place(double start, double end) {
+  // A lane whose slice ends exactly at this start is free for it.
+  while (!busy_.empty() && busy_.top().first <= start) {
+    free_lanes_.push(busy_.top().second);
+    busy_.pop();
+  }
+  uint32_t lane;
+  if (!free_lanes_.empty()) {
+    lane = free_lanes_.top();
+    free_lanes_.pop();
+  } else {
+    lane = lane_count_++;
+  }
+  busy_.emplace(end, lane);
+  return lane;
+}
+
 std::vector<uint32_t> pack_sorted_intervals(const std::vector<Interval>& intervals,
                                             uint32_t& lane_count) {
-  using Busy = std::pair<double, uint32_t>;  // (end, lane): the earliest end leaves first
-  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
-  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_lanes;
-  std::vector<uint32_t> lanes(intervals.size());
-  lane_count = 0;
-  for (size_t i = 0; i < intervals.size(); ++i) {
-    // A lane whose slice ends exactly at this start is free for it.
-    while (!busy.empty() && busy.top().first <= intervals[i].start) {
-      free_lanes.push(busy.top().second);
-      busy.pop();
-    }
-    uint32_t lane;
-    if (!free_lanes.empty()) {
-      lane = free_lanes.top();
-      free_lanes.pop();
-    } else {
-      lane = lane_count++;
-    }
-    lanes[i] = lane;
-    busy.emplace(intervals[i].end, lane);
-  }
+  LanePacker packer;
+  std::vector<uint32_t> lanes;
+  lanes.reserve(intervals.size());
+  for (const auto& interval : intervals) lanes.push_back(packer.place(interval.start, interval.end));
+  lane_count = packer.lane_count();
   return lanes;
 }
 

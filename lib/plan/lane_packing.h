@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <queue>
+#include <utility>
 #include <vector>
 
 namespace tracecompact {
@@ -12,8 +15,21 @@ struct Interval {
   double end;
 };
 
-// `intervals` must already be sorted by (start, end), ties in event order.
-// Returns the lane of each interval; `lane_count` receives the number of lanes.
+// Places intervals one at a time; they must come sorted by (start, end), ties
+// in event order.
+class LanePacker {
+ public:
+  uint32_t place(double start, double end);  // the interval's lane
+  uint32_t lane_count() const { return lane_count_; }
+
+ private:
+  using Busy = std::pair<double, uint32_t>;  // (end, lane): the earliest end leaves first
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy_;
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_lanes_;
+  uint32_t lane_count_ = 0;
+};
+
+// The lane of each interval of a sorted list; `lane_count` receives the number of lanes.
 std::vector<uint32_t> pack_sorted_intervals(const std::vector<Interval>& intervals,
                                             uint32_t& lane_count);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,8 +17,17 @@ class PhaseTimer {
   // Records the time since the previous mark under `phase`.
   void mark(std::string phase) {
     const auto now = std::chrono::steady_clock::now();
-    phases_.emplace_back(std::move(phase), std::chrono::duration<double>(now - last_).count());
+    phases_.emplace_back(std::move(phase) + " (peak " + std::to_string(peak_rss_mb()) + " MB)",
+                         std::chrono::duration<double>(now - last_).count());
     last_ = now;
+  }
+  // Peak resident memory of the process so far (VmHWM), in MB.
+  static long peak_rss_mb() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6)) / 1024;
+    return 0;
   }
   const Phases& phases() const { return phases_; }
 
