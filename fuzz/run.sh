@@ -16,7 +16,7 @@ mkdir -p fuzz/artifacts
 for target in fuzz_tokenizer fuzz_compact; do
   args=(-max_len=16384 -rss_limit_mb=2048 -artifact_prefix=fuzz/artifacts/ -print_final_stats=1)
   if [ "$mode" = smoke ]; then
-    args+=(-max_total_time=20)
+    args+=(-max_total_time=15)
   else
     args+=(-runs="${2:?iterations}")
   fi

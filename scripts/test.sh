@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs the whole test suite: the release build, then the
-# same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# same tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang), then a
+# short smoke run of each libFuzzer target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -10,3 +11,5 @@ for preset in release asan; do
   cmake --build --preset "$preset"
   ctest --preset "$preset"
 done
+echo "== fuzz smoke"
+fuzz/run.sh smoke
