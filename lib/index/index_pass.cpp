@@ -143,7 +143,7 @@ class IndexBuilder {
     record.name = f.name.is_string() ? index_.annotation_names.intern(f.name.text) : StringTable::kNone;
     const bool coalescing_candidate =
         (flags & kPhaseX) && (flags & kTsNumeric) && (flags & kDurNumeric) && record.dur >= 0;
-    record.identity = coalescing_candidate ? index_.identities.intern(parser.annotation_identity())
+    record.identity = coalescing_candidate ? identities_.intern(parser.annotation_identity())
                                            : StringTable::kNone;
     index_.annotations.push_back(record);
   }
@@ -180,6 +180,8 @@ class IndexBuilder {
   TraceIndex& index_;
   std::unordered_set<int64_t> pids_;
   int64_t last_pid_ = 0;
+  // Identity texts are only compared while indexing; the records keep their ids.
+  StringTable identities_;
 };
 
 void add_top_level(TraceIndex& index, std::string_view key, std::string_view text,

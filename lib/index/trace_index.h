@@ -69,7 +69,7 @@ struct AnnotationRecord {
   int64_t tid;
   double ts;  // 0 when absent
   double dur;
-  uint32_t identity;  // canonical text without ts/dur/tid, or kNone if not a coalescing candidate
+  uint32_t identity;  // id of its canonical text without ts/dur/tid (kNone: not a coalescing candidate)
   uint32_t name;      // annotation_names id, or kNone when the name is not a string
   uint8_t flags;
 };
@@ -102,7 +102,6 @@ struct TraceIndex {
 
   ChunkedVector<AnnotationRecord> annotations;  // event order
   StringTable annotation_names;
-  StringTable identities;
 
   std::vector<LaneNameRecord> lane_names;
   // Events pass 2 must look at although they are neither slices nor annotations:

@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
+#include <set>
+#include <type_traits>
 #include <tuple>
 
 namespace tracecompact {
@@ -162,16 +163,49 @@ class ArrowDrawer {
   uint64_t next_id_;
 };
 
-using GroupMap = std::map<std::tuple<int64_t, uint64_t, PPOp, uint64_t>, std::vector<const PPBlock*>>;
+using FullKey = std::tuple<int64_t, uint64_t, PPOp, uint64_t>;  // (pid, stage, op, microbatch)
+
+FullKey full_key_of(const PPBlock& block) {
+  return {block.pid, block.stage, block.op, block.microbatch.value_or(0)};
+}
+
+// `blocks` are sorted by full key (operation_blocks builds them so); the
+// blocks of one key, in block order.
+std::vector<const PPBlock*> blocks_with_key(const std::vector<PPBlock>& blocks, const FullKey& key) {
+  auto first = std::lower_bound(blocks.begin(), blocks.end(), key,
+                                [](const PPBlock& b, const FullKey& k) { return full_key_of(b) < k; });
+  std::vector<const PPBlock*> out;
+  for (; first != blocks.end() && full_key_of(*first) == key; ++first) out.push_back(&*first);
+  return out;
+}
 
 void draw_send_recv(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer, PPArrowCounts& counts) {
-  std::map<BlockKey, std::vector<const PPBlock*>> groups;
-  for (const auto& block : blocks) groups[key_of(block)].push_back(&block);
+  // Cross-rank groups by (stage, op, microbatch), each in block order.
+  std::vector<uint32_t> by_key(blocks.size());
+  for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
+  std::stable_sort(by_key.begin(), by_key.end(),
+                   [&](uint32_t a, uint32_t b) { return key_of(blocks[a]) < key_of(blocks[b]); });
+  auto group_range = [&](const BlockKey& key) {
+    return std::equal_range(by_key.begin(), by_key.end(), key, [&](const auto& x, const auto& y) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, uint32_t>)
+        return key_of(blocks[x]) < y;
+      else
+        return x < key_of(blocks[y]);
+    });
+  };
+  auto members = [&](auto range) {
+    std::vector<const PPBlock*> out;
+    for (auto it = range.first; it != range.second; ++it) out.push_back(&blocks[*it]);
+    return out;
+  };
   std::set<BlockKey> looked_for;
-  const std::vector<const PPBlock*> none;
-  for (const auto& [key, sends] : groups) {
+  for (size_t begin = 0; begin < by_key.size();) {
+    const BlockKey key = key_of(blocks[by_key[begin]]);
+    const auto range = group_range(key);
+    begin = static_cast<size_t>(range.second - by_key.begin());
     const auto [stage, op, microbatch] = key;
     if (op != PPOp::kSendF && op != PPOp::kSendB) continue;
+    const auto sends = members(range);
     // Stage 0 sending backwards looks for stage -1, which cannot exist.
     if (op == PPOp::kSendB && stage == 0) {
       counts.send_recv_unmatched += sends.size();
@@ -180,64 +214,64 @@ void draw_send_recv(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer, PPA
     const BlockKey recv_key{op == PPOp::kSendF ? stage + 1 : stage - 1,
                             op == PPOp::kSendF ? PPOp::kRecvF : PPOp::kRecvB, microbatch};
     looked_for.insert(recv_key);
-    const auto found = groups.find(recv_key);
-    const auto& recvs = found == groups.end() ? none : found->second;
-    const auto [drawn, unmatched] = drawer.pair_and_draw(sends, recvs, "pp_send_recv", true);
+    const auto [drawn, unmatched] =
+        drawer.pair_and_draw(sends, members(group_range(recv_key)), "pp_send_recv", true);
     counts.send_recv_pairs += drawn;
     counts.send_recv_unmatched += unmatched;
   }
-  for (const auto& [key, members] : groups) {
-    const PPOp op = std::get<1>(key);
-    if ((op == PPOp::kRecvF || op == PPOp::kRecvB) && !looked_for.count(key))
-      counts.send_recv_unmatched += members.size();
-  }
+  for (const auto& block : blocks)
+    if ((block.op == PPOp::kRecvF || block.op == PPOp::kRecvB) && !looked_for.count(key_of(block)))
+      ++counts.send_recv_unmatched;
 }
 
 void draw_compute_dependencies(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
                                PPArrowCounts& counts) {
-  GroupMap groups;
-  for (const auto& block : blocks)
-    groups[{block.pid, block.stage, block.op, block.microbatch.value_or(0)}].push_back(&block);
-  for (const auto& [key, computes] : groups) {
+  for (size_t begin = 0; begin < blocks.size();) {
+    const FullKey key = full_key_of(blocks[begin]);
+    size_t end = begin;
+    while (end < blocks.size() && full_key_of(blocks[end]) == key) ++end;
     const auto [pid, stage, op, microbatch] = key;
-    if (!is_compute(op)) continue;
-    const PPOp recv_op = op == PPOp::kF ? PPOp::kRecvF : PPOp::kRecvB;
-    const PPOp send_op = op == PPOp::kF ? PPOp::kSendF : PPOp::kSendB;
-    const auto recv = groups.find({pid, stage, recv_op, microbatch});
-    const auto send = groups.find({pid, stage, send_op, microbatch});
-    auto pair_up = [&](const std::vector<const PPBlock*>& sources,
-                       const std::vector<const PPBlock*>& destinations) {
-      if (sources.empty() || destinations.empty()) return;
-      const auto [drawn, unmatched] =
-          drawer.pair_and_draw(sources, destinations, "pp_compute_dependency", false);
-      counts.compute_pairs += drawn;
-      counts.compute_unmatched += unmatched;
-    };
-    if (recv != groups.end()) pair_up(recv->second, computes);
-    if (send != groups.end()) pair_up(computes, send->second);
+    if (is_compute(op)) {
+      std::vector<const PPBlock*> computes;
+      for (size_t i = begin; i < end; ++i) computes.push_back(&blocks[i]);
+      const PPOp recv_op = op == PPOp::kF ? PPOp::kRecvF : PPOp::kRecvB;
+      const PPOp send_op = op == PPOp::kF ? PPOp::kSendF : PPOp::kSendB;
+      auto pair_up = [&](const std::vector<const PPBlock*>& sources,
+                         const std::vector<const PPBlock*>& destinations) {
+        if (sources.empty() || destinations.empty()) return;
+        const auto [drawn, unmatched] =
+            drawer.pair_and_draw(sources, destinations, "pp_compute_dependency", false);
+        counts.compute_pairs += drawn;
+        counts.compute_unmatched += unmatched;
+      };
+      pair_up(blocks_with_key(blocks, {pid, stage, recv_op, microbatch}), computes);
+      pair_up(computes, blocks_with_key(blocks, {pid, stage, send_op, microbatch}));
+    }
+    begin = end;
   }
 }
 
 void draw_unshard_dependencies(const std::vector<PPBlock>& unshards,
                                const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
                                PPArrowCounts& counts) {
-  std::map<std::pair<int64_t, uint64_t>, std::vector<const PPBlock*>> computes;
-  for (const auto& block : blocks)
-    if (is_compute(block.op)) computes[{block.pid, block.stage}].push_back(&block);
-  for (auto& [key, values] : computes)
-    std::stable_sort(values.begin(), values.end(), [](const PPBlock* a, const PPBlock* b) {
-      return std::make_pair(a->start, a->end) < std::make_pair(b->start, b->end);
-    });
+  // F/B blocks by (pid, stage), then (start, end), ties in block order.
+  std::vector<uint32_t> computes;
+  for (uint32_t i = 0; i < blocks.size(); ++i)
+    if (is_compute(blocks[i].op)) computes.push_back(i);
+  auto order_key = [&](uint32_t i) {
+    return std::make_tuple(blocks[i].pid, blocks[i].stage, blocks[i].start, blocks[i].end);
+  };
+  std::stable_sort(computes.begin(), computes.end(),
+                   [&](uint32_t a, uint32_t b) { return order_key(a) < order_key(b); });
   for (const auto& unshard : unshards) {
-    const auto found = computes.find({unshard.pid, unshard.stage});
+    // The first block of the unshard's (pid, stage) starting at or after it.
+    const auto target = std::make_tuple(unshard.pid, unshard.stage, unshard.start);
+    const auto it = std::lower_bound(computes.begin(), computes.end(), target, [&](uint32_t i, const auto& t) {
+      return std::make_tuple(blocks[i].pid, blocks[i].stage, blocks[i].start) < t;
+    });
     const PPBlock* destination = nullptr;
-    if (found != computes.end()) {
-      // Sorted by start, so the first block starting at or after the unshard.
-      const auto& values = found->second;
-      const auto it = std::lower_bound(values.begin(), values.end(), unshard.start,
-                                       [](const PPBlock* b, double start) { return b->start < start; });
-      if (it != values.end()) destination = *it;
-    }
+    if (it != computes.end() && blocks[*it].pid == unshard.pid && blocks[*it].stage == unshard.stage)
+      destination = &blocks[*it];
     if (!destination) {
       ++counts.unshard_unmatched;
       continue;
