@@ -17,29 +17,28 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
                           "Packs the GPU streams of a PyTorch CUDA-graph profiler trace into a few "
                           "semantic lanes; merges pipeline-parallel rank traces.");
   parser.positional_help("INPUT");
-  parser.add_options()
-      ("input", "trace file (.json or .json.gz, '-' for stdin), or a folder with --merge-pp-ranks",
-       cxxopts::value<std::string>())
-      ("o,output", "output file ('-' for stdout); default: <name>_compacted.json[.gz]",
-       cxxopts::value<std::string>())
-      ("merge-pp-ranks", "merge rank<N>_trace.json[.gz] of a folder into one timeline")
-      ("ranks", "with --merge-pp-ranks: only these ranks, e.g. 0,4 or 0-8",
-       cxxopts::value<std::string>())
-      ("threads", "with --merge-pp-ranks: ranks read in parallel (default: all cores)",
-       cxxopts::value<unsigned>()->default_value("0"))
-      ("overwrite", "replace an existing output")
-      ("verify", "re-read the output and check it against the input")
-      ("gzip", "gzip the output written to stdout (files: by a .gz name)")
-      ("level", "gzip level 0..3 (ISA-L)", cxxopts::value<int>()->default_value("1"))
-      ("timings", "print the wall time of each phase on stderr")
-      ("version", "print the version")
-      ("h,help", "print this help");
+  parser.add_options()(
+      "input", "trace file (.json or .json.gz, '-' for stdin), or a folder with --merge-pp-ranks",
+      cxxopts::value<std::string>())(
+      "o,output", "output file ('-' for stdout); default: <name>_compacted.json[.gz]",
+      cxxopts::value<std::string>())("merge-pp-ranks",
+                                     "merge rank<N>_trace.json[.gz] of a folder into one timeline")(
+      "ranks", "with --merge-pp-ranks: only these ranks, e.g. 0,4 or 0-8",
+      cxxopts::value<std::string>())(
+      "threads", "with --merge-pp-ranks: ranks read in parallel (default: all cores)",
+      cxxopts::value<unsigned>()->default_value("0"))("overwrite", "replace an existing output")(
+      "verify", "re-read the output and check it against the input")(
+      "gzip", "gzip the output written to stdout (files: by a .gz name)")(
+      "level", "gzip level 0..3 (ISA-L)", cxxopts::value<int>()->default_value("1"))(
+      "timings", "print the wall time of each phase on stderr")("version", "print the version")(
+      "h,help", "print this help");
   parser.parse_positional({"input"});
   const auto parsed = parser.parse(argc, argv);
   exit_now = false;
   if (parsed.count("help")) {
-    std::cout << parser.help() << "\nExit codes: 0 ok, 1 invalid input, 2 usage, 3 I/O error, "
-                                  "128+N killed by signal N.\n";
+    std::cout << parser.help()
+              << "\nExit codes: 0 ok, 1 invalid input, 2 usage, 3 I/O error, "
+                 "128+N killed by signal N.\n";
     exit_now = true;
   } else if (parsed.count("version")) {
     std::cout << "tracecompact " << tracecompact::version() << "\n";
@@ -47,9 +46,11 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
   }
   tracecompact::Options options;
   if (exit_now) return options;
-  if (!parsed.count("input")) throw tracecompact::Error(tracecompact::ErrorKind::kUsage, "no input given (see --help)");
+  if (!parsed.count("input"))
+    throw tracecompact::Error(tracecompact::ErrorKind::kUsage, "no input given (see --help)");
   if (!parsed.unmatched().empty())
-    throw tracecompact::Error(tracecompact::ErrorKind::kUsage, "unexpected argument: " + parsed.unmatched().front());
+    throw tracecompact::Error(tracecompact::ErrorKind::kUsage,
+                              "unexpected argument: " + parsed.unmatched().front());
   options.input = parsed["input"].as<std::string>();
   if (parsed.count("output")) options.output = parsed["output"].as<std::string>();
   if (parsed.count("ranks")) options.ranks = parsed["ranks"].as<std::string>();

@@ -32,7 +32,9 @@ struct BadCase {
   std::string note;
 };
 
-fs::path bad_dir() { return fs::path(TRACECOMPACT_FIXTURES) / "bad"; }
+fs::path bad_dir() {
+  return fs::path(TRACECOMPACT_FIXTURES) / "bad";
+}
 
 std::vector<BadCase> load_cases() {
   std::ifstream in(bad_dir() / "cases.tsv");
@@ -116,7 +118,8 @@ TEST_CASE("bad inputs fail with one error line and create no file", "[bad_input]
   }
 }
 
-TEST_CASE("bad inputs leave an existing output byte-for-byte unchanged with --overwrite", "[bad_input]") {
+TEST_CASE("bad inputs leave an existing output byte-for-byte unchanged with --overwrite",
+          "[bad_input]") {
   const std::string known = "KNOWN BYTES \x01\x02\n{\"traceEvents\": []}\n";
   for (const auto& c : load_cases()) {
     INFO("fixtures/bad/" << c.file << " (" << c.note << ")");
@@ -166,7 +169,8 @@ TEST_CASE("bad inputs on stdin create no file and write nothing to stdout", "[ba
     {
       // `-` with -o FILE: nothing in the output folder, no spool file left in TMPDIR.
       Scratch scratch;
-      const CliOutcome result = run_cli({"-", "-o", scratch.work.path("out.json")}, scratch.io(input));
+      const CliOutcome result =
+          run_cli({"-", "-o", scratch.work.path("out.json")}, scratch.io(input));
       check_error(result, c);
       CHECK(join(entries_of(scratch.work.root())).empty());
       CHECK(join(entries_of(scratch.spool.root())).empty());

@@ -28,7 +28,9 @@ namespace {
 
 const std::string kPrefix = "tracecompact: error: ";
 
-std::string example() { return (fs::path(TRACECOMPACT_FIXTURES) / "example" / "rank4_trace.json").string(); }
+std::string example() {
+  return (fs::path(TRACECOMPACT_FIXTURES) / "example" / "rank4_trace.json").string();
+}
 
 void check_one_error_line(const CliOutcome& result, int exit_code, const std::string& substring) {
   INFO(result.describe());
@@ -142,9 +144,12 @@ TEST_CASE("usage errors exit 2 with one line", "[cli]") {
     check_one_error_line(run_cli({example(), "-o", "-", "--verify"}), 2, "--verify");
   }
   SECTION("an unknown option") {
-    check_one_error_line(run_cli({example(), "-o", output, "--no-such-option"}), 2, "no-such-option");
+    check_one_error_line(run_cli({example(), "-o", output, "--no-such-option"}), 2,
+                         "no-such-option");
   }
-  SECTION("no input") { check_one_error_line(run_cli({}), 2, "no input"); }
+  SECTION("no input") {
+    check_one_error_line(run_cli({}), 2, "no input");
+  }
   SECTION("two inputs") {
     check_one_error_line(run_cli({example(), example(), "-o", output}), 2, "unexpected argument");
   }
@@ -158,7 +163,7 @@ TEST_CASE("usage errors exit 2 with one line", "[cli]") {
 }
 
 // Regression: when the summary cannot be written to stdout
-// (here /dev/full) the CLI exits 3 without any error line. 
+// (here /dev/full) the CLI exits 3 without any error line.
 TEST_CASE("a failed summary write reports one error line", "[cli]") {
   testsupport::TempDir dir;
   CliIo io;
@@ -186,15 +191,17 @@ void write_large_trace(const std::string& path) {
   std::fputs("{\"traceEvents\": [\n", file);
   for (int i = 0; i < 4000; ++i) {
     const int stream = 1 + i % 4;
-    std::fprintf(file,
-                 "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_%d\", \"pid\": 0, \"tid\": %d, "
-                 "\"ts\": %d.0, \"dur\": 5.0, \"args\": {\"stream\": %d, \"correlation\": %d}},\n",
-                 i, stream, i * 10, stream, i);
+    std::fprintf(
+        file,
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_%d\", \"pid\": 0, \"tid\": %d, "
+        "\"ts\": %d.0, \"dur\": 5.0, \"args\": {\"stream\": %d, \"correlation\": %d}},\n",
+        i, stream, i * 10, stream, i);
     for (int j = 0; j < 80; ++j)
-      std::fprintf(file,
-                   "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op\", \"pid\": 1, \"tid\": 1, "
-                   "\"ts\": %d.5, \"dur\": 0.1, \"args\": {\"Input Dims\": \"%s\", \"seq\": %d}},\n",
-                   i * 10, padding.c_str(), j);
+      std::fprintf(
+          file,
+          "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op\", \"pid\": 1, \"tid\": 1, "
+          "\"ts\": %d.5, \"dur\": 0.1, \"args\": {\"Input Dims\": \"%s\", \"seq\": %d}},\n",
+          i * 10, padding.c_str(), j);
   }
   std::fputs("{\"ph\": \"i\", \"name\": \"end\", \"pid\": 1, \"tid\": 1, \"ts\": 0}\n]}\n", file);
   REQUIRE(std::fclose(file) == 0);
@@ -283,7 +290,8 @@ TEST_CASE("SIGHUP during a run leaves neither output nor temporary file", "[sign
   check_interrupted_cleanly(SIGHUP, false);
 }
 
-TEST_CASE("SIGTERM during a run from stdin leaves no output, temporary or spool file", "[signals]") {
+TEST_CASE("SIGTERM during a run from stdin leaves no output, temporary or spool file",
+          "[signals]") {
   check_interrupted_cleanly(SIGTERM, true);
 }
 
@@ -309,8 +317,7 @@ TEST_CASE("SIGKILL during a run never leaves the target output", "[signals]") {
 // behind (same pattern for the stdin spool in lib/source/trace_input.cpp).
 // Signalling as soon as the file shows hits that window in roughly a third of
 // the runs on a loaded machine.
-TEST_CASE("SIGTERM right as the temporary output appears leaves nothing",
-          "[signals]") {
+TEST_CASE("SIGTERM right as the temporary output appears leaves nothing", "[signals]") {
   testsupport::TempDir work;
   const std::string input = work.path("large_trace.json");
   write_large_trace(input);

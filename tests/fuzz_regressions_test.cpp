@@ -10,7 +10,8 @@
 #include "tracecompact/tracecompact.h"
 
 TEST_CASE("fuzzer regressions end in output or a clean error", "[fuzz]") {
-  const auto dir = std::filesystem::path(TRACECOMPACT_FIXTURES).parent_path() / "fuzz" / "regressions";
+  const auto dir =
+      std::filesystem::path(TRACECOMPACT_FIXTURES).parent_path() / "fuzz" / "regressions";
   size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;

@@ -61,9 +61,9 @@ TEST_CASE("golden cases match the reference output and summary", "[golden]") {
     SECTION(c.name) {
       const std::string output = dir.path(c.name + ".json");
       const std::string summary = run_case(c, output);
-      const auto trace_diff = first_difference(read_file((c.dir / "expected.json").string()),
-                                               read_file(output),
-                                               {"cuda_graph_stream_compaction.source"});
+      const auto trace_diff =
+          first_difference(read_file((c.dir / "expected.json").string()), read_file(output),
+                           {"cuda_graph_stream_compaction.source"});
       INFO("trace: " << trace_diff.value_or("equal"));
       CHECK_FALSE(trace_diff.has_value());
       const auto summary_diff = first_difference(read_file((c.dir / "summary.json").string()),

@@ -21,7 +21,8 @@ void write_trace(const std::string& path, size_t cpu_events) {
     out << kernel(0, 7 + k % 50, std::to_string(k * 10), "5", "gemm") << ",";
   const std::string args =
       "\"args\":{\"External id\":12345,\"Record function id\":0,\"Concrete Inputs\":[\"\",\"\"],"
-      "\"Input Dims\":[[4096,4096],[4096,4096]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]}";
+      "\"Input Dims\":[[4096,4096],[4096,4096]],\"Input "
+      "type\":[\"c10::BFloat16\",\"c10::BFloat16\"]}";
   for (size_t i = 0; i < cpu_events; ++i)
     out << "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":2,\"ts\":" << i
         << ".5,\"dur\":1.25," << args << "},";
@@ -39,8 +40,8 @@ long peak_rss_kb(const std::string& input, const TempDir& dir) {
 
 TEST_CASE("peak memory stays flat when pass-through events grow 100-fold", "[memory]") {
   TempDir dir;
-  write_trace(dir.path("small.json"), 5000);     // ~1.5 MB
-  write_trace(dir.path("large.json"), 500000);   // ~150 MB
+  write_trace(dir.path("small.json"), 5000);    // ~1.5 MB
+  write_trace(dir.path("large.json"), 500000);  // ~150 MB
   const long small = peak_rss_kb(dir.path("small.json"), dir);
   const long large = peak_rss_kb(dir.path("large.json"), dir);
   INFO("small " << small << " KB, large " << large << " KB");

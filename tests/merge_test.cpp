@@ -16,8 +16,9 @@ std::string rank_trace(int global_rank, const std::string& groups, const std::st
                        const std::vector<std::string>& extra_events = {}) {
   std::vector<std::string> events = {kernel(0, 7, "1000", "10")};
   events.insert(events.end(), extra_events.begin(), extra_events.end());
-  std::string top = ",\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":" + std::to_string(global_rank) +
-                    ",\"pg_config\":[" + groups + "]}";
+  std::string top =
+      ",\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":" + std::to_string(global_rank) +
+      ",\"pg_config\":[" + groups + "]}";
   if (!base_time.empty()) top += ",\"baseTimeNanoseconds\":" + base_time;
   return trace(events, top);
 }
@@ -31,7 +32,8 @@ struct MergeRun {
   rapidjson::Document output;
 };
 
-MergeRun merge(const TempDir& dir, std::optional<std::string> ranks = std::nullopt, unsigned threads = 0) {
+MergeRun merge(const TempDir& dir, std::optional<std::string> ranks = std::nullopt,
+               unsigned threads = 0) {
   tracecompact::Options options;
   options.input = dir.root().string();
   options.merge_pp_ranks = true;
@@ -57,7 +59,8 @@ std::string merge_error(const TempDir& dir, std::optional<std::string> ranks = s
 
 std::vector<int> pp_order(const MergeRun& run) {
   std::vector<int> order;
-  for (const auto& r : run.summary["pp_ranks"].GetArray()) order.push_back(r["global_rank"].GetInt());
+  for (const auto& r : run.summary["pp_ranks"].GetArray())
+    order.push_back(r["global_rank"].GetInt());
   return order;
 }
 
@@ -116,7 +119,8 @@ TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
   }
   SECTION("missing distributedInfo") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
-    write_file(dir.path("rank1_trace.json"), trace({kernel(0, 1, "0", "1")}, ",\"baseTimeNanoseconds\":1"));
+    write_file(dir.path("rank1_trace.json"),
+               trace({kernel(0, 1, "0", "1")}, ",\"baseTimeNanoseconds\":1"));
     CHECK(merge_error(dir) == "trace is missing distributedInfo");
   }
   SECTION("a bad file name") {
@@ -137,13 +141,15 @@ TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
 
 TEST_CASE("rank selection keeps only the listed ranks of the folder", "[merge]") {
   TempDir dir;
-  for (int r : {0, 4, 8}) write_file(dir.path("rank" + std::to_string(r) + "_trace.json"), rank_trace(r, "", "1"));
+  for (int r : {0, 4, 8})
+    write_file(dir.path("rank" + std::to_string(r) + "_trace.json"), rank_trace(r, "", "1"));
   CHECK(pp_order(merge(dir, "0,8")) == std::vector<int>{0, 8});
   CHECK(pp_order(merge(dir, "4-8")) == std::vector<int>{4, 8});
   CHECK(merge_error(dir, "4") == "found fewer than two rank traces in " + dir.root().string());
 }
 
-TEST_CASE("a send whose receive lies outside the window is unmatched and draws nothing", "[merge]") {
+TEST_CASE("a send whose receive lies outside the window is unmatched and draws nothing",
+          "[merge]") {
   TempDir dir;
   // Stage 0 sends at 100-110; stage 1's receive ended at 60, so no arrow can point forward.
   write_file(dir.path("rank0_trace.json"),

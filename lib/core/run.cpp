@@ -14,12 +14,15 @@
 namespace tracecompact {
 namespace fs = std::filesystem;
 
-const char* version() { return "0.1.0"; }
+const char* version() {
+  return "0.1.0";
+}
 
 namespace {
 
 bool ends_with(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string default_single_output(const std::string& input) {

@@ -9,7 +9,9 @@
 
 namespace tracecompact {
 
-std::string compaction_source() { return std::string("tracecompact ") + version(); }
+std::string compaction_source() {
+  return std::string("tracecompact ") + version();
+}
 
 void write_stream_compaction_value(JsonOut& out) {
   out.start_object();
@@ -75,7 +77,8 @@ SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
     const RankWriteStats stats = write_rank_events(input, plan, nullptr, out);
     outcome.flow_endpoints_mapped = stats.flow_endpoints_mapped;
     write_plan_events(plan, nullptr, out);
-    write_pp_arrows(arrows.arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, out);
+    write_pp_arrows(
+        arrows.arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, out);
     out.end_array();
   };
   out.start_object();

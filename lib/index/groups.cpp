@@ -27,8 +27,12 @@ bool contains_lowercase(std::string_view lowered, std::string_view needle) {
 
 }  // namespace
 
-std::string_view group_key(Group group) { return kGroups[static_cast<int>(group)].key; }
-std::string_view group_label(Group group) { return kGroups[static_cast<int>(group)].label; }
+std::string_view group_key(Group group) {
+  return kGroups[static_cast<int>(group)].key;
+}
+std::string_view group_label(Group group) {
+  return kGroups[static_cast<int>(group)].label;
+}
 
 Group classify_slice(std::string_view category, std::string_view name) {
   if (category == "gpu_memcpy") return Group::kMemcpy;

@@ -140,7 +140,8 @@ class IndexBuilder {
     if (f.ph.is("M") && is_thread_metadata_name(f.name)) flags |= kMetadataShape;
     if (named_launch) flags |= kNamedGraphLaunch;
     record.flags = flags;
-    record.name = f.name.is_string() ? index_.annotation_names.intern(f.name.text) : StringTable::kNone;
+    record.name =
+        f.name.is_string() ? index_.annotation_names.intern(f.name.text) : StringTable::kNone;
     const bool coalescing_candidate =
         (flags & kPhaseX) && (flags & kTsNumeric) && (flags & kDurNumeric) && record.dur >= 0;
     record.identity = coalescing_candidate ? identities_.intern(parser.annotation_identity())
@@ -223,12 +224,14 @@ TraceIndex build_index(const TraceInput& input) {
         break;
       case TraceTokenizer::Kind::kEvent: {
         if (item.index >= TraceIndex::kMaxEvents)
-          fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) + " events");
+          fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) +
+                     " events");
         const auto& fields = builder.parser.parse(item.text, {item.index, item.offset});
         builder.add_event(fields, item.index);
         break;
       }
-      case TraceTokenizer::Kind::kEnd: break;
+      case TraceTokenizer::Kind::kEnd:
+        break;
     }
   }
   if (!index.has_events) fail_input("traceEvents must be a list");

@@ -38,8 +38,8 @@ struct ValueSpan {
 
 // A measured GPU slice (40 bytes: this is the per-slice cost of the index).
 struct SliceRecord {
-  double ts;          // start
-  double dur;         // end = ts + dur
+  double ts;   // start
+  double dur;  // end = ts + dur
   uint32_t event_index;
   uint32_t stream;    // index into TraceIndex::streams (the old stream)
   uint32_t region;    // args.name (non-empty string) in region_names, or kNone
@@ -69,8 +69,9 @@ struct AnnotationRecord {
   int64_t tid;
   double ts;  // 0 when absent
   double dur;
-  uint32_t identity;  // id of its canonical text without ts/dur/tid (kNone: not a coalescing candidate)
-  uint32_t name;      // annotation_names id, or kNone when the name is not a string
+  uint32_t
+      identity;   // id of its canonical text without ts/dur/tid (kNone: not a coalescing candidate)
+  uint32_t name;  // annotation_names id, or kNone when the name is not a string
   uint8_t flags;
 };
 

@@ -101,7 +101,8 @@ void read_distributed_info(std::string_view text, TraceMetadata& out) {
   reader.check(document.get_object().get(object));
   bool seen_rank = false, seen_backend = false, seen_pg_config = false;
   auto once = [](bool& seen, std::string_view key) {
-    if (seen) fail_input("the trace repeats the key \"" + std::string(key) + "\" in distributedInfo");
+    if (seen)
+      fail_input("the trace repeats the key \"" + std::string(key) + "\" in distributedInfo");
     seen = true;
   };
   for (auto field_result : object) {
@@ -159,7 +160,8 @@ int64_t single_trace_pp_rank(const TraceMetadata& metadata) {
   if (!metadata.has_distributed_info || !metadata.rank) return 0;
   check_pg_config(metadata);
   for (const auto& group : metadata.pp_groups)
-    if (auto position = position_in_group(group, *metadata.rank)) return static_cast<int64_t>(*position);
+    if (auto position = position_in_group(group, *metadata.rank))
+      return static_cast<int64_t>(*position);
   return 0;
 }
 

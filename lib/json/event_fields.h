@@ -15,9 +15,9 @@ struct JsonScalar {
   bool integer = false;  // a number written without fraction or exponent that fits int64
   bool boolean = false;
   int64_t int_value = 0;
-  double number = 0;           // every number as a double (spec 0)
-  std::string_view text;       // unescaped string
-  std::string_view raw;        // raw token of a number
+  double number = 0;      // every number as a double (spec 0)
+  std::string_view text;  // unescaped string
+  std::string_view raw;   // raw token of a number
 
   bool present() const { return kind != JsonKind::kAbsent; }
   bool present_not_null() const { return kind != JsonKind::kAbsent && kind != JsonKind::kNull; }

@@ -15,13 +15,20 @@ using simdjson::error_code;
 
 const char* json_kind_name(JsonKind kind) {
   switch (kind) {
-    case JsonKind::kAbsent: return "absent";
-    case JsonKind::kNull: return "null";
-    case JsonKind::kBool: return "a boolean";
-    case JsonKind::kNumber: return "a number";
-    case JsonKind::kString: return "a string";
-    case JsonKind::kObject: return "an object";
-    case JsonKind::kArray: return "an array";
+    case JsonKind::kAbsent:
+      return "absent";
+    case JsonKind::kNull:
+      return "null";
+    case JsonKind::kBool:
+      return "a boolean";
+    case JsonKind::kNumber:
+      return "a number";
+    case JsonKind::kString:
+      return "a string";
+    case JsonKind::kObject:
+      return "an object";
+    case JsonKind::kArray:
+      return "an array";
   }
   return "?";
 }
@@ -154,7 +161,9 @@ namespace {
 struct SkipKeys {
   const std::string_view* keys = nullptr;
   size_t count = 0;
-  bool has(std::string_view key) const { return std::find(keys, keys + count, key) != keys + count; }
+  bool has(std::string_view key) const {
+    return std::find(keys, keys + count, key) != keys + count;
+  }
 };
 
 error_code append_canonical_object(od::object object, std::string& out, int depth, SkipKeys skip,
@@ -239,9 +248,15 @@ error_code append_canonical(od::value value, std::string& out, int depth) {
           else
             out += format_double(scalar.number);
           break;
-        case JsonKind::kString: append_escaped_string(scalar.text, out); break;
-        case JsonKind::kBool: out += scalar.boolean ? "true" : "false"; break;
-        default: out += "null"; break;
+        case JsonKind::kString:
+          append_escaped_string(scalar.text, out);
+          break;
+        case JsonKind::kBool:
+          out += scalar.boolean ? "true" : "false";
+          break;
+        default:
+          out += "null";
+          break;
       }
       return simdjson::SUCCESS;
     }
@@ -280,7 +295,8 @@ void EventParser::fail(error_code error) const {
           simdjson::SUCCESS &&
       location >= buffer_.data() && location < buffer_.data() + buffer_.size()) {
     offset += static_cast<uint64_t>(location - buffer_.data());
-    const std::string_view at(location, std::min<size_t>(16, buffer_.data() + buffer_.size() - location));
+    const std::string_view at(location,
+                              std::min<size_t>(16, buffer_.data() + buffer_.size() - location));
     if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity" || at.substr(0, 9) == "-Infinity")
       what = "NaN and Infinity are not JSON numbers";
   }
@@ -341,14 +357,22 @@ void EventParser::read_fields(od::object object) {
     if (auto e = field.unescaped_key().get(key)) fail(e);
     JsonScalar* slot = nullptr;
     if (key.size() <= 4) {
-      if (key == "name") slot = &fields_.name;
-      else if (key == "cat") slot = &fields_.cat;
-      else if (key == "ph") slot = &fields_.ph;
-      else if (key == "pid") slot = &fields_.pid;
-      else if (key == "tid") slot = &fields_.tid;
-      else if (key == "ts") slot = &fields_.ts;
-      else if (key == "dur") slot = &fields_.dur;
-      else if (key == "id") slot = &fields_.id;
+      if (key == "name")
+        slot = &fields_.name;
+      else if (key == "cat")
+        slot = &fields_.cat;
+      else if (key == "ph")
+        slot = &fields_.ph;
+      else if (key == "pid")
+        slot = &fields_.pid;
+      else if (key == "tid")
+        slot = &fields_.tid;
+      else if (key == "ts")
+        slot = &fields_.ts;
+      else if (key == "dur")
+        slot = &fields_.dur;
+      else if (key == "id")
+        slot = &fields_.id;
       else if (key == "args") {
         if (fields_.args_kind != JsonKind::kAbsent)
           fail_input("event " + std::to_string(origin_.index) + " (byte offset " +

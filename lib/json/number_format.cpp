@@ -11,7 +11,8 @@ std::string format_double(double value) {
   char buffer[64];
   auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
   std::string text(buffer, result.ptr);
-  if (text.find_first_of(".en") == std::string::npos) text += ".0";  // 'n': nan/inf never reach here
+  if (text.find_first_of(".en") == std::string::npos)
+    text += ".0";  // 'n': nan/inf never reach here
   return text;
 }
 
@@ -39,7 +40,8 @@ std::string python_float_repr(double value) {
       out.append(digits, 1, std::string::npos);
     }
     char exp_text[16];
-    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+',
+                  std::abs(exponent));
     out.append(exp_text);
     return out;
   }

@@ -33,8 +33,8 @@ struct Rank {
   int64_t global_rank = 0;
   int64_t pp_rank = 0;
   double offset_us = 0;
-  std::vector<int64_t> ordered_pids;              // non-GPU pids, then GPU pids
-  std::unordered_map<int64_t, int64_t> pid_map;   // old pid -> merged pid
+  std::vector<int64_t> ordered_pids;             // non-GPU pids, then GPU pids
+  std::unordered_map<int64_t, int64_t> pid_map;  // old pid -> merged pid
   std::unordered_set<int64_t> gpu_pids;
   uint64_t flow_endpoints_mapped = 0;
 };
@@ -93,7 +93,8 @@ void assign_pp_ranks(std::vector<Rank>& ranks) {
         return position_in_group(group, r.global_rank).has_value();
       });
       if (!holds_all) continue;
-      for (auto& r : ranks) r.pp_rank = static_cast<int64_t>(*position_in_group(group, r.global_rank));
+      for (auto& r : ranks)
+        r.pp_rank = static_cast<int64_t>(*position_in_group(group, r.global_rank));
       return;
     }
   }
@@ -101,7 +102,8 @@ void assign_pp_ranks(std::vector<Rank>& ranks) {
   for (const auto& rank : ranks) sorted.push_back(rank.global_rank);
   std::sort(sorted.begin(), sorted.end());
   for (auto& rank : ranks)
-    rank.pp_rank = std::lower_bound(sorted.begin(), sorted.end(), rank.global_rank) - sorted.begin();
+    rank.pp_rank =
+        std::lower_bound(sorted.begin(), sorted.end(), rank.global_rank) - sorted.begin();
 }
 
 void align_and_layout(std::vector<Rank>& ranks, std::vector<Rank*>& pp_order, int64_t& base_ns) {
@@ -117,9 +119,11 @@ void align_and_layout(std::vector<Rank>& ranks, std::vector<Rank*>& pp_order, in
     for (const auto& slice : rank->index.slices)
       rank->gpu_pids.insert(rank->index.streams[slice.stream].pid);
     rank->ordered_pids = rank->index.int_pids;
-    std::stable_sort(rank->ordered_pids.begin(), rank->ordered_pids.end(), [&](int64_t a, int64_t b) {
-      return std::make_pair(rank->gpu_pids.count(a) > 0, a) < std::make_pair(rank->gpu_pids.count(b) > 0, b);
-    });
+    std::stable_sort(rank->ordered_pids.begin(), rank->ordered_pids.end(),
+                     [&](int64_t a, int64_t b) {
+                       return std::make_pair(rank->gpu_pids.count(a) > 0, a) <
+                              std::make_pair(rank->gpu_pids.count(b) > 0, b);
+                     });
     for (int64_t pid : rank->ordered_pids) rank->pid_map[pid] = next_pid++;
   }
 }
@@ -134,14 +138,17 @@ MergedArrows draw_merged_arrows(const std::vector<Rank*>& pp_order) {
   std::vector<PPAnnotation> annotations;
   PPLaneSets lanes;
   for (const Rank* rank : pp_order) {
-    for (const auto& [old_pid, new_pid] : rank->pid_map) merged.pp_rank_of_pid[new_pid] = rank->pp_rank;
+    for (const auto& [old_pid, new_pid] : rank->pid_map)
+      merged.pp_rank_of_pid[new_pid] = rank->pp_rank;
     for (PPAnnotation a : rank->plan->pp_annotations(rank->offset_us)) {
       a.pid = rank->pid_map.at(a.pid);
       annotations.push_back(a);
     }
     const PPLaneSets rank_lanes = rank->plan->pp_lane_sets();
-    for (const auto& key : rank_lanes.main_compute) lanes.main_compute.insert({rank->pid_map.at(key.pid), key.tid});
-    for (const auto& key : rank_lanes.unshard) lanes.unshard.insert({rank->pid_map.at(key.pid), key.tid});
+    for (const auto& key : rank_lanes.main_compute)
+      lanes.main_compute.insert({rank->pid_map.at(key.pid), key.tid});
+    for (const auto& key : rank_lanes.unshard)
+      lanes.unshard.insert({rank->pid_map.at(key.pid), key.tid});
   }
   merged.result = draw_pp_arrows(annotations, lanes, true, kFirstPPFlowId);
   return merged;
@@ -151,7 +158,8 @@ void write_process_metadata(const Rank& rank, JsonOut& out) {
   for (size_t position = 0; position < rank.ordered_pids.size(); ++position) {
     const int64_t old_pid = rank.ordered_pids[position];
     const int64_t pid = rank.pid_map.at(old_pid);
-    const std::string role = rank.gpu_pids.count(old_pid) ? "GPU" : "process " + std::to_string(old_pid);
+    const std::string role =
+        rank.gpu_pids.count(old_pid) ? "GPU" : "process " + std::to_string(old_pid);
     out.start_object();
     out.key("name");
     out.string("process_name");
@@ -187,9 +195,11 @@ void write_process_metadata(const Rank& rank, JsonOut& out) {
 }
 
 template <typename Writer>
-void write_merge_summary(Writer& w, const std::vector<Rank>& ranks, const std::vector<Rank*>& pp_order,
-                         const PPArrowCounts& counts) {
-  auto key = [&](std::string_view k) { w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); };
+void write_merge_summary(Writer& w, const std::vector<Rank>& ranks,
+                         const std::vector<Rank*>& pp_order, const PPArrowCounts& counts) {
+  auto key = [&](std::string_view k) {
+    w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+  };
   key("time_alignment");
   w.String("baseTimeNanoseconds");
   key("time_offsets_us");
@@ -253,8 +263,8 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
       write_plan_events(*rank->plan, &edit, out);
       write_process_metadata(*rank, out);
     }
-    write_pp_arrows(arrows.result.arrows,
-                    [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); }, out);
+    write_pp_arrows(
+        arrows.result.arrows, [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); }, out);
     out.end_array();
   };
   auto write_distributed_info = [&] {
@@ -310,7 +320,8 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
 }
 
 std::string render_merge_summary(const std::vector<Rank>& ranks, const std::vector<Rank*>& pp_order,
-                                 const PPArrowCounts& counts, const std::string& output, bool verified) {
+                                 const PPArrowCounts& counts, const std::string& output,
+                                 bool verified) {
   rapidjson::StringBuffer buffer;
   SummaryWriter w(buffer);
   w.SetIndent(' ', 2);
@@ -365,8 +376,8 @@ RunResult run_merge(const MergeRequest& request) {
   }
   RunResult result;
   result.output_path = request.output.path;
-  result.summary_json =
-      render_merge_summary(ranks, pp_order, arrows.result.counts, request.output.path, request.verify);
+  result.summary_json = render_merge_summary(ranks, pp_order, arrows.result.counts,
+                                             request.output.path, request.verify);
   return result;
 }
 

@@ -90,7 +90,8 @@ std::set<uint64_t> parse_rank_selection(const std::string& text) {
     } else {
       const uint64_t first = parse(part.substr(0, dash));
       const uint64_t last = parse(part.substr(dash + 1));
-      if (last < first || last - first > 1000000) fail_usage("--ranks has a bad range: " + std::string(part));
+      if (last < first || last - first > 1000000)
+        fail_usage("--ranks has a bad range: " + std::string(part));
       for (uint64_t r = first; r <= last; ++r) selection.insert(r);
     }
     begin = end + 1;

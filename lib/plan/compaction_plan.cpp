@@ -53,11 +53,13 @@ void CompactionPlan::assign_lanes() {
   const auto& streams = index_.streams;
   // Buckets: (pid ascending, group in display order).
   std::vector<bool> present(streams.size() * kGroupCount);
-  for (const auto& slice : slices) present[slice.stream * kGroupCount + static_cast<int>(slice.group)] = true;
+  for (const auto& slice : slices)
+    present[slice.stream * kGroupCount + static_cast<int>(slice.group)] = true;
   std::vector<std::pair<int64_t, Group>> pid_groups;
   for (uint32_t stream = 0; stream < streams.size(); ++stream)
     for (int g = 0; g < kGroupCount; ++g)
-      if (present[stream * kGroupCount + g]) pid_groups.emplace_back(streams[stream].pid, static_cast<Group>(g));
+      if (present[stream * kGroupCount + g])
+        pid_groups.emplace_back(streams[stream].pid, static_cast<Group>(g));
   std::sort(pid_groups.begin(), pid_groups.end());
   pid_groups.erase(std::unique(pid_groups.begin(), pid_groups.end()), pid_groups.end());
   std::vector<uint32_t> stream_bucket(streams.size() * kGroupCount);
@@ -216,7 +218,8 @@ void CompactionPlan::coalesce_annotations() {
   double cluster_end = 0;
   for (size_t k = 0; k < candidates.size(); ++k) {
     const AnnotationRecord& a = records[candidates[k]];
-    const bool joins = k > 0 && same_identity(candidates[k - 1], candidates[k]) && a.ts <= cluster_end;
+    const bool joins =
+        k > 0 && same_identity(candidates[k - 1], candidates[k]) && a.ts <= cluster_end;
     if (joins) {
       cluster_end = std::max(cluster_end, a.ts + a.dur);
       continue;
@@ -274,7 +277,8 @@ void CompactionPlan::name_tracks() {
     if (lanes_[lane].pid == pid) used[lane] = true;
   };
   for (size_t i = 0; i < outcomes_.size(); ++i)
-    if (outcomes_[i].fate == AnnotationFate::kKept) mark(index_.annotations[i].pid, outcomes_[i].tid);
+    if (outcomes_[i].fate == AnnotationFate::kKept)
+      mark(index_.annotations[i].pid, outcomes_[i].tid);
   for (const auto& span : spans_) mark(span.pid, span.tid);
   uint64_t sort_index = 0;
   for (const Lane& lane : lanes_) {
@@ -290,7 +294,8 @@ void CompactionPlan::count() {
   counts_.measured_slices = index_.slices.size();
   counts_.original_streams = index_.streams.size();
   counts_.compacted_lanes = lanes_.size();
-  for (const auto& slice : index_.slices) ++counts_.slice_groups[std::string(group_key(slice.group))];
+  for (const auto& slice : index_.slices)
+    ++counts_.slice_groups[std::string(group_key(slice.group))];
   for (const auto& lane : lanes_) ++counts_.lanes_by_group[std::string(group_key(lane.group))];
   uint64_t retained = 0, launches = index_.graph_launches;
   for (size_t i = 0; i < outcomes_.size(); ++i) {

@@ -23,7 +23,7 @@ struct Lane {
   int64_t annotation_tid;     // the annotation track drawn above it
 };
 
-struct Span {  // spec 7: a run of kernels carrying the same args.name
+struct Span {       // spec 7: a run of kernels carrying the same args.name
   uint32_t region;  // TraceIndex::region_names
   int64_t pid;
   int64_t tid;
@@ -41,11 +41,11 @@ struct TrackName {  // spec 8: one thread_name + thread_sort_index pair
 enum class AnnotationFate : uint8_t { kKept, kDropped };
 
 struct AnnotationOutcome {
-  int64_t tid;          // final tid
-  double ts;            // final interval (differs from the input when `retimed`)
+  int64_t tid;  // final tid
+  double ts;    // final interval (differs from the input when `retimed`)
   double dur;
   AnnotationFate fate;
-  bool retimed;         // coalesced: ts/dur rewritten as floats
+  bool retimed;  // coalesced: ts/dur rewritten as floats
 };
 
 struct CompactionCounts {

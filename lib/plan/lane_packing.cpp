@@ -1,6 +1,5 @@
 #include "plan/lane_packing.h"
 
-
 namespace tracecompact {
 
 uint32_t LanePacker::place(double start, double end) {
@@ -25,7 +24,8 @@ std::vector<uint32_t> pack_sorted_intervals(const std::vector<Interval>& interva
   LanePacker packer;
   std::vector<uint32_t> lanes;
   lanes.reserve(intervals.size());
-  for (const auto& interval : intervals) lanes.push_back(packer.place(interval.start, interval.end));
+  for (const auto& interval : intervals)
+    lanes.push_back(packer.place(interval.start, interval.end));
   lane_count = packer.lane_count();
   return lanes;
 }

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
-#include <type_traits>
 #include <tuple>
+#include <type_traits>
 
 namespace tracecompact {
 namespace {
@@ -30,14 +30,20 @@ BlockKey key_of(const PPBlock& block) {
   return {block.stage, block.op, block.microbatch.value_or(0)};
 }
 
-bool is_compute(PPOp op) { return op == PPOp::kF || op == PPOp::kB; }
+bool is_compute(PPOp op) {
+  return op == PPOp::kF || op == PPOp::kB;
+}
 
 PPBlock block_from(const PPAnnotation& a) {
-  return PPBlock{a.name.stage, a.name.op,
-                 a.name.kind == PPName::Kind::kOperation ? std::optional<uint64_t>(a.name.microbatch)
-                                                         : std::nullopt,
-                 a.pid,       a.tid,
-                 a.ts,        a.ts + a.dur};
+  return PPBlock{a.name.stage,
+                 a.name.op,
+                 a.name.kind == PPName::Kind::kOperation
+                     ? std::optional<uint64_t>(a.name.microbatch)
+                     : std::nullopt,
+                 a.pid,
+                 a.tid,
+                 a.ts,
+                 a.ts + a.dur};
 }
 
 // One block from overlapping annotations: the representative has the smallest (ts, tid).
@@ -59,9 +65,10 @@ PPBlock merge_block(const std::vector<const PPAnnotation*>& members) {
 // F/B annotations of one key: overlapping ones form one block, seen on the main compute track.
 void add_compute_blocks(std::vector<const PPAnnotation*> members, const PPLaneSets& lanes,
                         std::vector<PPBlock>& blocks) {
-  std::stable_sort(members.begin(), members.end(), [](const PPAnnotation* a, const PPAnnotation* b) {
-    return std::make_pair(a->ts, a->dur) < std::make_pair(b->ts, b->dur);
-  });
+  std::stable_sort(members.begin(), members.end(),
+                   [](const PPAnnotation* a, const PPAnnotation* b) {
+                     return std::make_pair(a->ts, a->dur) < std::make_pair(b->ts, b->dur);
+                   });
   std::vector<const PPAnnotation*> on_main;
   auto close_cluster = [&] {
     if (!on_main.empty()) blocks.push_back(merge_block(on_main));
@@ -71,8 +78,8 @@ void add_compute_blocks(std::vector<const PPAnnotation*> members, const PPLaneSe
   for (size_t i = 0; i < members.size(); ++i) {
     const PPAnnotation* m = members[i];
     if (i > 0 && !(m->ts <= cluster_end)) close_cluster();
-    cluster_end = i == 0 || !(m->ts <= cluster_end) ? m->ts + m->dur
-                                                    : std::max(cluster_end, m->ts + m->dur);
+    cluster_end =
+        i == 0 || !(m->ts <= cluster_end) ? m->ts + m->dur : std::max(cluster_end, m->ts + m->dur);
     if (lanes.main_compute.count({m->pid, m->tid})) on_main.push_back(m);
   }
   close_cluster();
@@ -117,8 +124,8 @@ std::vector<PPBlock> unshard_blocks(const std::vector<PPAnnotation>& annotations
 }
 
 // Greedy nearest-midpoint pairing (see pp_pairing.h).
-std::vector<std::pair<size_t, size_t>> pair_nearest(const std::vector<const PPBlock*>& sources,
-                                                    const std::vector<const PPBlock*>& destinations) {
+std::vector<std::pair<size_t, size_t>> pair_nearest(
+    const std::vector<const PPBlock*>& sources, const std::vector<const PPBlock*>& destinations) {
   std::vector<double> source_mids, destination_mids;
   for (const PPBlock* b : sources) source_mids.push_back(b->start + b->end);
   for (const PPBlock* b : destinations) destination_mids.push_back(b->start + b->end);
@@ -171,15 +178,18 @@ FullKey full_key_of(const PPBlock& block) {
 
 // `blocks` are sorted by full key (operation_blocks builds them so); the
 // blocks of one key, in block order.
-std::vector<const PPBlock*> blocks_with_key(const std::vector<PPBlock>& blocks, const FullKey& key) {
-  auto first = std::lower_bound(blocks.begin(), blocks.end(), key,
-                                [](const PPBlock& b, const FullKey& k) { return full_key_of(b) < k; });
+std::vector<const PPBlock*> blocks_with_key(const std::vector<PPBlock>& blocks,
+                                            const FullKey& key) {
+  auto first =
+      std::lower_bound(blocks.begin(), blocks.end(), key,
+                       [](const PPBlock& b, const FullKey& k) { return full_key_of(b) < k; });
   std::vector<const PPBlock*> out;
   for (; first != blocks.end() && full_key_of(*first) == key; ++first) out.push_back(&*first);
   return out;
 }
 
-void draw_send_recv(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer, PPArrowCounts& counts) {
+void draw_send_recv(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
+                    PPArrowCounts& counts) {
   // Cross-rank groups by (stage, op, microbatch), each in block order.
   std::vector<uint32_t> by_key(blocks.size());
   for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
@@ -266,11 +276,13 @@ void draw_unshard_dependencies(const std::vector<PPBlock>& unshards,
   for (const auto& unshard : unshards) {
     // The first block of the unshard's (pid, stage) starting at or after it.
     const auto target = std::make_tuple(unshard.pid, unshard.stage, unshard.start);
-    const auto it = std::lower_bound(computes.begin(), computes.end(), target, [&](uint32_t i, const auto& t) {
-      return std::make_tuple(blocks[i].pid, blocks[i].stage, blocks[i].start) < t;
-    });
+    const auto it =
+        std::lower_bound(computes.begin(), computes.end(), target, [&](uint32_t i, const auto& t) {
+          return std::make_tuple(blocks[i].pid, blocks[i].stage, blocks[i].start) < t;
+        });
     const PPBlock* destination = nullptr;
-    if (it != computes.end() && blocks[*it].pid == unshard.pid && blocks[*it].stage == unshard.stage)
+    if (it != computes.end() && blocks[*it].pid == unshard.pid &&
+        blocks[*it].stage == unshard.stage)
       destination = &blocks[*it];
     if (!destination) {
       ++counts.unshard_unmatched;
@@ -287,13 +299,20 @@ void draw_unshard_dependencies(const std::vector<PPBlock>& unshards,
 
 std::string_view pp_op_name(PPOp op) {
   switch (op) {
-    case PPOp::kB: return "B";
-    case PPOp::kF: return "F";
-    case PPOp::kRecvB: return "RECV_B";
-    case PPOp::kRecvF: return "RECV_F";
-    case PPOp::kSendB: return "SEND_B";
-    case PPOp::kSendF: return "SEND_F";
-    case PPOp::kUnshard: return "UNSHARD";
+    case PPOp::kB:
+      return "B";
+    case PPOp::kF:
+      return "F";
+    case PPOp::kRecvB:
+      return "RECV_B";
+    case PPOp::kRecvF:
+      return "RECV_F";
+    case PPOp::kSendB:
+      return "SEND_B";
+    case PPOp::kSendF:
+      return "SEND_F";
+    case PPOp::kUnshard:
+      return "UNSHARD";
   }
   return "";
 }

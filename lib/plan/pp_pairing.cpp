@@ -109,8 +109,8 @@ class DestinationTable {
 // equal distance merged by destination index.
 struct SourceCursor {
   double mid = 0;
-  int64_t left = -1;   // next group to the left (mid below)
-  size_t right = 0;    // next group to the right (mid at or above)
+  int64_t left = -1;  // next group to the left (mid below)
+  size_t right = 0;   // next group to the right (mid at or above)
 };
 
 struct Candidate {

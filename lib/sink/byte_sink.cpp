@@ -32,10 +32,14 @@ struct GzipSink::State {
 namespace {
 size_t level_buffer_size(int level) {
   switch (level) {
-    case 0: return ISAL_DEF_LVL0_DEFAULT;
-    case 1: return ISAL_DEF_LVL1_DEFAULT;
-    case 2: return ISAL_DEF_LVL2_DEFAULT;
-    default: return ISAL_DEF_LVL3_DEFAULT;
+    case 0:
+      return ISAL_DEF_LVL0_DEFAULT;
+    case 1:
+      return ISAL_DEF_LVL1_DEFAULT;
+    case 2:
+      return ISAL_DEF_LVL2_DEFAULT;
+    default:
+      return ISAL_DEF_LVL3_DEFAULT;
   }
 }
 }  // namespace

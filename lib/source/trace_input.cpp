@@ -99,7 +99,9 @@ TraceInput TraceInput::from_memory(std::string bytes, std::string display_name) 
   return input;
 }
 
-TraceInput::TraceInput(TraceInput&& other) noexcept { *this = std::move(other); }
+TraceInput::TraceInput(TraceInput&& other) noexcept {
+  *this = std::move(other);
+}
 
 TraceInput& TraceInput::operator=(TraceInput&& other) noexcept {
   path_ = std::move(other.path_);

@@ -27,8 +27,8 @@ class TraceInput {
 
  private:
   TraceInput() = default;
-  std::string path_;            // file to read (empty for memory)
-  std::string spool_path_;      // temporary file we own and delete
+  std::string path_;        // file to read (empty for memory)
+  std::string spool_path_;  // temporary file we own and delete
   std::shared_ptr<std::string> memory_;
   std::string display_name_;
   bool gzip_ = false;

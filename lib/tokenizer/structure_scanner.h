@@ -31,14 +31,16 @@ inline BlockMasks block_masks(const char* p) {
 #ifdef __AVX2__
   const __m256i quote = _mm256_set1_epi8('"');
   const __m256i backslash = _mm256_set1_epi8('\\');
-  const __m256i open = _mm256_set1_epi8('{');    // '[' | 0x20 == '{'
-  const __m256i close = _mm256_set1_epi8('}');   // ']' | 0x20 == '}'
+  const __m256i open = _mm256_set1_epi8('{');   // '[' | 0x20 == '{'
+  const __m256i close = _mm256_set1_epi8('}');  // ']' | 0x20 == '}'
   const __m256i case_bit = _mm256_set1_epi8(0x20);
   for (int half = 0; half < 2; ++half) {
     const __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
     const __m256i folded = _mm256_or_si256(block, case_bit);
     const int shift = 32 * half;
-    auto bits = [](__m256i hits) { return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(hits))); };
+    auto bits = [](__m256i hits) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(hits)));
+    };
     m.quote |= bits(_mm256_cmpeq_epi8(block, quote)) << shift;
     m.backslash |= bits(_mm256_cmpeq_epi8(block, backslash)) << shift;
     m.open |= bits(_mm256_cmpeq_epi8(folded, open)) << shift;

@@ -12,7 +12,9 @@
 namespace tracecompact {
 namespace {
 
-inline bool is_whitespace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool is_whitespace(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 // The next '"' or '\\' at or after i, or `end`.
 inline size_t find_quote_or_backslash(const char* data, size_t i, size_t end) {
@@ -71,14 +73,30 @@ bool unescape(std::string_view body, std::string& out) {
     }
     if (++i >= body.size()) return false;
     switch (body[i]) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '/':
+        out += '/';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
       case 'u': {
         auto read_hex4 = [&](size_t at, uint32_t& value) {
           if (at + 4 > body.size()) return false;
@@ -106,7 +124,8 @@ bool unescape(std::string_view body, std::string& out) {
         append_utf8(code, out);
         break;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
   return true;
@@ -233,9 +252,10 @@ TraceTokenizer::Item TraceTokenizer::next() {
         }
         if (end_ >= 3 && std::memcmp(buffer_.data(), "\xEF\xBB\xBF", 3) == 0) position_ = 3;
         const auto b0 = static_cast<unsigned char>(buffer_[0]);
-        const bool utf16 = (end_ >= 2 && ((b0 == 0xFF && static_cast<unsigned char>(buffer_[1]) == 0xFE) ||
-                                          (b0 == 0xFE && static_cast<unsigned char>(buffer_[1]) == 0xFF))) ||
-                           (end_ >= 2 && (buffer_[0] == 0 || buffer_[1] == 0));
+        const bool utf16 =
+            (end_ >= 2 && ((b0 == 0xFF && static_cast<unsigned char>(buffer_[1]) == 0xFE) ||
+                           (b0 == 0xFE && static_cast<unsigned char>(buffer_[1]) == 0xFF))) ||
+            (end_ >= 2 && (buffer_[0] == 0 || buffer_[1] == 0));
         if (utf16) fail_input("input looks like UTF-16 text; JSON traces must be UTF-8");
         if (!skip_whitespace()) fail_input("input is empty: expected a JSON trace");
         if (peek() != '{') fail_at("top-level JSON value must be an object");
@@ -294,8 +314,9 @@ TraceTokenizer::Item TraceTokenizer::next() {
       case State::kAfterEvent: {
         const bool after_event = state_ == State::kAfterEvent;
         const std::string where =
-            event_count_ == 0 ? std::string("inside traceEvents before its first event")
-                              : "inside traceEvents after event " + std::to_string(event_count_ - 1);
+            event_count_ == 0
+                ? std::string("inside traceEvents before its first event")
+                : "inside traceEvents after event " + std::to_string(event_count_ - 1);
         if (!skip_whitespace()) fail_truncated(where);
         char c = peek();
         if (after_event) {
@@ -304,7 +325,8 @@ TraceTokenizer::Item TraceTokenizer::next() {
             state_ = State::kAfterMember;
             continue;
           }
-          if (c != ',') fail_at("expected ',' or ']' after event " + std::to_string(event_count_ - 1));
+          if (c != ',')
+            fail_at("expected ',' or ']' after event " + std::to_string(event_count_ - 1));
           ++position_;
           if (!skip_whitespace()) fail_truncated(where);
           c = peek();

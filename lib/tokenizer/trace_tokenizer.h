@@ -22,10 +22,10 @@ class TraceTokenizer {
   enum class Kind { kTopLevelValue, kEventsBegin, kEvent, kEnd };
   struct Item {
     Kind kind = Kind::kEnd;
-    std::string_view key;    // top-level key (kTopLevelValue, kEventsBegin)
-    std::string_view text;   // raw JSON text of the value or event
-    uint64_t index = 0;      // event index
-    uint64_t offset = 0;     // byte offset of the value in the decompressed input
+    std::string_view key;   // top-level key (kTopLevelValue, kEventsBegin)
+    std::string_view text;  // raw JSON text of the value or event
+    uint64_t index = 0;     // event index
+    uint64_t offset = 0;    // byte offset of the value in the decompressed input
   };
 
   explicit TraceTokenizer(ByteSource& source, size_t chunk_size = size_t{4} << 20);
@@ -44,7 +44,7 @@ class TraceTokenizer {
   bool fill(size_t keep_from);  // reads more, keeping bytes from `keep_from`
   bool skip_whitespace();       // false at end of input
   char peek() const { return buffer_[position_]; }
-  std::string_view scan_value(size_t& start);     // a whole value; start may move on refill
+  std::string_view scan_value(size_t& start);  // a whole value; start may move on refill
   size_t scan_string_end(size_t from, size_t& start);
   std::string read_key();
   [[noreturn]] void fail_at(const std::string& message) const;

@@ -17,8 +17,8 @@ namespace {
 bool is_measured(const EventFields& f) {
   if (f.cat.is("kernel") || f.cat.is("Kernel") || f.cat.is("gpu_memcpy") || f.cat.is("gpu_memset"))
     return true;
-  return f.cat.is("cuda_sync") && f.tid.is_int() && f.tid.int_value >= 0 && f.args_stream.is_int() &&
-         f.args_stream.int_value == f.tid.int_value;
+  return f.cat.is("cuda_sync") && f.tid.is_int() && f.tid.int_value >= 0 &&
+         f.args_stream.is_int() && f.args_stream.int_value == f.tid.int_value;
 }
 
 struct SliceView {
@@ -90,11 +90,12 @@ class OutputChecker {
     slices_.push_back({f.pid.int_value, f.tid.int_value, f.ts.number, f.ts.number + f.dur.number});
   }
   void add_annotation(const EventFields& f, EventParser& parser) {
-    if (!f.ph.is("X") || !f.ts.is_number() || !f.dur.is_number() || !f.pid.is_int() || !f.tid.is_int())
+    if (!f.ph.is("X") || !f.ts.is_number() || !f.dur.is_number() || !f.pid.is_int() ||
+        !f.tid.is_int())
       return;
     const uint32_t identity = identities_.intern(parser.annotation_identity());
-    annotations_.push_back({identity, f.pid.int_value, f.tid.int_value, f.ts.number,
-                            f.ts.number + f.dur.number});
+    annotations_.push_back(
+        {identity, f.pid.int_value, f.tid.int_value, f.ts.number, f.ts.number + f.dur.number});
   }
   void add_flow(const EventFields& f, uint64_t index) {
     if (f.pid.is_int() && f.tid.is_int() && f.ts.is_number())
@@ -114,7 +115,8 @@ class OutputChecker {
              ") contains overlapping slices");
     }
     std::sort(annotations_.begin(), annotations_.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.identity, a.pid, a.tid, a.start) < std::tie(b.identity, b.pid, b.tid, b.start);
+      return std::tie(a.identity, a.pid, a.tid, a.start) <
+             std::tie(b.identity, b.pid, b.tid, b.start);
     });
     double reach = 0;
     for (size_t i = 0; i < annotations_.size(); ++i) {
@@ -127,9 +129,10 @@ class OutputChecker {
       reach = same ? std::max(reach, b.end) : b.end;
     }
     for (const auto& flow : flows_) {
-      auto lane = std::lower_bound(slices_.begin(), slices_.end(), TrackInterval{flow.pid, flow.tid, -1e308, 0},
-                                   by_track);
-      if (lane == slices_.end() || lane->pid != flow.pid || lane->tid != flow.tid) continue;  // not a lane
+      auto lane = std::lower_bound(slices_.begin(), slices_.end(),
+                                   TrackInterval{flow.pid, flow.tid, -1e308, 0}, by_track);
+      if (lane == slices_.end() || lane->pid != flow.pid || lane->tid != flow.tid)
+        continue;  // not a lane
       auto at = std::lower_bound(slices_.begin(), slices_.end(),
                                  TrackInterval{flow.pid, flow.tid, flow.ts, -1e308}, by_track);
       if (at == slices_.end() || at->pid != flow.pid || at->tid != flow.tid || at->start != flow.ts)

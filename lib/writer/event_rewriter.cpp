@@ -49,7 +49,9 @@ simdjson::error_code read_raw(od::value value, std::string_view& raw, JsonKind& 
   return simdjson::SUCCESS;
 }
 
-bool is_flow_phase(const JsonScalar& ph) { return ph.is("s") || ph.is("t") || ph.is("f"); }
+bool is_flow_phase(const JsonScalar& ph) {
+  return ph.is("s") || ph.is("t") || ph.is("f");
+}
 
 }  // namespace
 
@@ -87,8 +89,7 @@ std::string EventRewriter::canonical_of(const Field& field) {
 }
 
 void EventRewriter::write_args(std::string_view raw, const EventOrigin& origin,
-                               const EventEdit& edit, std::string_view name_prefix,
-                               JsonOut& out) {
+                               const EventEdit& edit, std::string_view name_prefix, JsonOut& out) {
   auto& parser = args_parser_.raw_parser();
   od::document document;
   if (auto e = parser.iterate(args_parser_.load(raw)).get(document)) fail_json(e, origin);

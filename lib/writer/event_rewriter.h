@@ -52,9 +52,9 @@ class EventRewriter {
 
  private:
   struct Field {
-    std::string_view key;   // unescaped
-    std::string_view raw;   // the value's JSON text
-    JsonScalar scalar;      // for scalars
+    std::string_view key;  // unescaped
+    std::string_view raw;  // the value's JSON text
+    JsonScalar scalar;     // for scalars
     JsonKind kind;
   };
   void collect(std::string_view text, const EventOrigin& origin);

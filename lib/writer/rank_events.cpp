@@ -129,7 +129,8 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
     else
       out.raw(item.text);
   }
-  if (tokenizer.events_seen() != index.event_count || tokenizer.bytes_consumed() != index.input_bytes)
+  if (tokenizer.events_seen() != index.event_count ||
+      tokenizer.bytes_consumed() != index.input_bytes)
     fail_io(index.display_name + " changed while it was being read");
   if (stats.flow_endpoints_mapped != stats.flow_endpoints)
     fail_input("mapped " + std::to_string(stats.flow_endpoints_mapped) + "/" +
@@ -210,8 +211,8 @@ void write_pp_arrows(const std::vector<PPArrow>& arrows,
                      const std::function<int64_t(int64_t)>& pp_rank_of, JsonOut& out) {
   for (const PPArrow& arrow : arrows) {
     const std::string name = arrow.source.label() + " -> " + arrow.destination.label();
-    const auto microbatch = arrow.source.microbatch ? arrow.source.microbatch
-                                                    : arrow.destination.microbatch;
+    const auto microbatch =
+        arrow.source.microbatch ? arrow.source.microbatch : arrow.destination.microbatch;
     for (const bool start : {true, false}) {
       const PPBlock& end = start ? arrow.source : arrow.destination;
       out.start_object();

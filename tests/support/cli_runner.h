@@ -30,18 +30,20 @@ extern char** environ;
 namespace testsupport {
 
 #ifdef TRACECOMPACT_CLI
-inline std::string cli_path() { return TRACECOMPACT_CLI; }
+inline std::string cli_path() {
+  return TRACECOMPACT_CLI;
+}
 #endif
 
 // How a child ended, and what it wrote.
 struct CliOutcome {
-  bool exited = false;    // normal exit: see exit_code
+  bool exited = false;  // normal exit: see exit_code
   int exit_code = -1;
   bool signaled = false;  // killed by a signal: see signal
   int signal = 0;
-  long peak_rss_kb = 0;   // the child's maximum resident set size
-  std::string out;        // captured stdout (empty when redirected elsewhere)
-  std::string err;        // captured stderr
+  long peak_rss_kb = 0;  // the child's maximum resident set size
+  std::string out;       // captured stdout (empty when redirected elsewhere)
+  std::string err;       // captured stderr
 
   bool failed() const { return signaled || (exited && exit_code != 0); }
   // Number of '\n'-terminated lines in stderr (a final unterminated line counts too).
@@ -50,8 +52,9 @@ struct CliOutcome {
     return newlines + (!err.empty() && err.back() != '\n' ? 1 : 0);
   }
   std::string describe() const {
-    std::string text = exited ? "exit " + std::to_string(exit_code)
-                              : signaled ? "signal " + std::to_string(signal) : "unknown";
+    std::string text = exited     ? "exit " + std::to_string(exit_code)
+                       : signaled ? "signal " + std::to_string(signal)
+                                  : "unknown";
     return text + "; stderr: " + err + (out.size() < 2000 ? "; stdout: " + out : "");
   }
 };
@@ -85,7 +88,8 @@ inline std::vector<std::string> entries_of(const std::filesystem::path& dir) {
   return names;
 }
 
-inline std::string join(const std::vector<std::string>& items, const std::string& separator = ", ") {
+inline std::string join(const std::vector<std::string>& items,
+                        const std::string& separator = ", ") {
   std::string text;
   for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
   return text;
@@ -141,10 +145,12 @@ class CliProcess {
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &all);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    const int error = ::posix_spawn(&pid_, program.c_str(), &actions, &attributes, argv.data(), envp.data());
+    const int error =
+        ::posix_spawn(&pid_, program.c_str(), &actions, &attributes, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
-    if (error != 0) throw std::runtime_error("posix_spawn " + program + ": " + std::strerror(error));
+    if (error != 0)
+      throw std::runtime_error("posix_spawn " + program + ": " + std::strerror(error));
   }
 
   CliProcess(const CliProcess&) = delete;
@@ -178,8 +184,10 @@ class CliProcess {
       struct rusage usage {};
       const pid_t got = ::wait4(pid_, &status_, 0, &usage);
       if (got == pid_) peak_rss_kb_ = usage.ru_maxrss;
-      if (got == pid_) reaped_ = true;
-      else if (got < 0 && errno != EINTR) throw std::runtime_error("waitpid failed");
+      if (got == pid_)
+        reaped_ = true;
+      else if (got < 0 && errno != EINTR)
+        throw std::runtime_error("waitpid failed");
     }
     CliOutcome outcome;
     outcome.peak_rss_kb = peak_rss_kb_;

@@ -32,8 +32,7 @@ bool ignored(const std::string& path, const std::vector<std::string>& ignore) {
 std::optional<std::string> compare(const Value& a, const Value& b, const std::string& path,
                                    const std::vector<std::string>& ignore) {
   if (a.IsNumber() && b.IsNumber()) {
-    if (a.GetDouble() != b.GetDouble())
-      return path + ": " + describe(a) + " != " + describe(b);
+    if (a.GetDouble() != b.GetDouble()) return path + ": " + describe(a) + " != " + describe(b);
     return std::nullopt;
   }
   if (a.GetType() != b.GetType() && !(a.IsBool() && b.IsBool()))

@@ -7,7 +7,8 @@
 namespace testsupport {
 
 TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "tracecompact-test-XXXXXX").string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "tracecompact-test-XXXXXX").string();
   std::vector<char> name(pattern.begin(), pattern.end());
   name.push_back('\0');
   if (!::mkdtemp(name.data())) throw std::runtime_error("mkdtemp failed");

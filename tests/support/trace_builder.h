@@ -11,19 +11,22 @@ namespace testsupport {
 // `ts`/`dur` are JSON number texts so that tests control int/float spelling.
 inline std::string kernel(int pid, int tid, const std::string& ts, const std::string& dur,
                           const std::string& name = "gemm", const std::string& extra_args = "") {
-  return "{\"name\":\"" + name + "\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":" + std::to_string(pid) +
+  return "{\"name\":\"" + name +
+         "\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":" + std::to_string(pid) +
          ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts + ",\"dur\":" + dur +
          ",\"args\":{\"stream\":" + std::to_string(tid) + extra_args + "}}";
 }
 inline std::string annotation(int pid, int tid, const std::string& ts, const std::string& dur,
                               const std::string& name, const std::string& args = "{}") {
-  return "{\"name\":\"" + name + "\",\"cat\":\"gpu_user_annotation\",\"ph\":\"X\",\"pid\":" +
-         std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts +
-         ",\"dur\":" + dur + ",\"args\":" + args + "}";
+  return "{\"name\":\"" + name +
+         "\",\"cat\":\"gpu_user_annotation\",\"ph\":\"X\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts + ",\"dur\":" + dur +
+         ",\"args\":" + args + "}";
 }
 inline std::string flow(int pid, int tid, const std::string& ts, int id) {
-  return "{\"name\":\"ac2g\",\"cat\":\"ac2g\",\"ph\":\"f\",\"bp\":\"e\",\"pid\":" + std::to_string(pid) +
-         ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts + ",\"id\":" + std::to_string(id) + "}";
+  return "{\"name\":\"ac2g\",\"cat\":\"ac2g\",\"ph\":\"f\",\"bp\":\"e\",\"pid\":" +
+         std::to_string(pid) + ",\"tid\":" + std::to_string(tid) + ",\"ts\":" + ts +
+         ",\"id\":" + std::to_string(id) + "}";
 }
 inline std::string trace(const std::vector<std::string>& events, const std::string& extra = "") {
   std::string text = "{\"traceEvents\":[";

@@ -45,12 +45,11 @@ TEST_CASE("tids start above every integer tid and count on across groups and pid
   CHECK(c.summary["lanes_by_group"]["compute"].GetInt() == 3);
 }
 
-TEST_CASE("annotations go to the track of the nearest slice with ties to the earlier", "[annotations]") {
+TEST_CASE("annotations go to the track of the nearest slice with ties to the earlier",
+          "[annotations]") {
   // Two slices of one old stream land on two lanes: stream 2 keeps lane 0 busy.
   const auto c = compact(trace({
-      kernel(0, 1, "0", "10"),
-      kernel(0, 1, "20", "10"),
-      kernel(0, 2, "15", "10"),
+      kernel(0, 1, "0", "10"), kernel(0, 1, "20", "10"), kernel(0, 2, "15", "10"),
       annotation(0, 1, "15", "1", "midway"),      // 5 from both: the earlier slice
       annotation(0, 1, "20", "1", "at_start"),    // inside the second slice
       annotation(0, 1, "10", "1", "at_end"),      // inside the first (end inclusive)
@@ -59,7 +58,9 @@ TEST_CASE("annotations go to the track of the nearest slice with ties to the ear
   const int64_t first_lane = c.events()[0]["tid"].GetInt64();
   const int64_t second_lane = c.events()[1]["tid"].GetInt64();
   REQUIRE(first_lane != second_lane);
-  auto track_of = [&](const char* name) { return find_event(c, name, "gpu_user_annotation")->operator[]("tid").GetInt64(); };
+  auto track_of = [&](const char* name) {
+    return find_event(c, name, "gpu_user_annotation")->operator[]("tid").GetInt64();
+  };
   // Annotation tracks follow lanes in (pid, tid) order.
   CHECK(track_of("midway") == track_of("at_end"));
   CHECK(track_of("at_start") == track_of("far_after"));
@@ -69,13 +70,12 @@ TEST_CASE("annotations go to the track of the nearest slice with ties to the ear
 
 TEST_CASE("identical overlapping or touching annotations coalesce", "[coalescing]") {
   const auto c = compact(trace({
-      kernel(0, 1, "0", "100"),
-      kernel(0, 2, "200", "100"),
+      kernel(0, 1, "0", "100"), kernel(0, 2, "200", "100"),
       annotation(0, 1, "10", "5", "step", "{\"External id\":1}"),
       annotation(0, 1, "12", "10", "step", "{\"External id\":1}"),
-      annotation(0, 1, "22", "3", "step", "{\"External id\":1}"),   // touches the cluster end
-      annotation(0, 1, "50", "1", "step", "{\"External id\":1}"),   // a new cluster
-      annotation(0, 1, "10", "5", "step", "{\"External id\":2}"),   // other identity
+      annotation(0, 1, "22", "3", "step", "{\"External id\":1}"),  // touches the cluster end
+      annotation(0, 1, "50", "1", "step", "{\"External id\":1}"),  // a new cluster
+      annotation(0, 1, "10", "5", "step", "{\"External id\":2}"),  // other identity
   }));
   CHECK(c.summary["gpu_annotations_coalesced"].GetInt() == 2);
   const auto& merged = c.events()[2];
@@ -84,7 +84,8 @@ TEST_CASE("identical overlapping or touching annotations coalesce", "[coalescing
   CHECK(count_named(c, "step") == 3);
 }
 
-TEST_CASE("int and float spellings are distinct identities but float spellings are not", "[coalescing]") {
+TEST_CASE("int and float spellings are distinct identities but float spellings are not",
+          "[coalescing]") {
   const auto ints_and_floats = compact(trace({
       kernel(0, 1, "0", "100"),
       annotation(0, 1, "10", "5", "a", "{\"v\":1}"),
@@ -147,7 +148,8 @@ TEST_CASE("flows land on the last slice starting at their ts", "[flows]") {
 
 TEST_CASE("old stream metadata is dropped while other tracks keep theirs", "[metadata]") {
   const auto c = compact(trace({
-      "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":1,\"args\":{\"name\":\"stream 1\"}}",
+      "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":1,\"args\":{\"name\":\"stream "
+      "1\"}}",
       "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":99,\"args\":{\"name\":\"cpu\"}}",
       kernel(0, 1, "0", "1"),
   }));

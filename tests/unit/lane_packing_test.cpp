@@ -8,7 +8,8 @@ using tracecompact::pack_sorted_intervals;
 
 TEST_CASE("overlapping intervals open new lanes and disjoint ones reuse lane 0", "[packing]") {
   uint32_t count = 0;
-  CHECK(pack_sorted_intervals({{0, 10}, {5, 15}, {20, 30}}, count) == std::vector<uint32_t>{0, 1, 0});
+  CHECK(pack_sorted_intervals({{0, 10}, {5, 15}, {20, 30}}, count) ==
+        std::vector<uint32_t>{0, 1, 0});
   CHECK(count == 2);
 }
 

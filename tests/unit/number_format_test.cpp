@@ -35,5 +35,7 @@ TEST_CASE("PP names take ASCII digits and numeric stage and microbatch", "[pp]")
   CHECK(parse_pp_name("PP:0F").kind == PPName::Kind::kNone);
   CHECK(parse_pp_name("PP:0F0 ").kind == PPName::Kind::kNone);
   CHECK(parse_pp_name("PP:0X0").kind == PPName::Kind::kNone);
-  CHECK(parse_pp_name("PP:\xd9\xa1" "F0").kind == PPName::Kind::kNone);  // Arabic-Indic one
+  CHECK(parse_pp_name("PP:\xd9\xa1"
+                      "F0")
+            .kind == PPName::Kind::kNone);  // Arabic-Indic one
 }

@@ -33,7 +33,8 @@ size_t scalar_value_end(const std::string& text) {
 }
 
 std::string random_value(std::mt19937_64& random, int depth = 0) {
-  static const char* pieces[] = {"\\\\", "\\\"", "}", "]", "{", "[", "a", "\\\\\\\"", "\\u0041", " "};
+  static const char* pieces[] = {"\\\\", "\\\"", "}",        "]",       "{",
+                                 "[",    "a",    "\\\\\\\"", "\\u0041", " "};
   std::string out = random() % 2 ? "{" : "[";
   const bool object = out == "{";
   const int members = static_cast<int>(random() % 4);

@@ -34,7 +34,8 @@ TEST_CASE("events and top-level values are the same for every chunk size", "[tok
 }
 
 TEST_CASE("strings with escaped quotes and brackets do not end an event", "[tokenizer]") {
-  const std::string text = R"({"traceEvents":[{"name":"a\"}]\\","x":"{["},{"name":"b"}],"k":"v\\"})";
+  const std::string text =
+      R"({"traceEvents":[{"name":"a\"}]\\","x":"{["},{"name":"b"}],"k":"v\\"})";
   const auto got = parts(text, 5);
   REQUIRE(got.size() == 4);
   CHECK(got[1] == R"(={"name":"a\"}]\\","x":"{["})");

@@ -32,6 +32,8 @@ class Error : public std::runtime_error {
 [[noreturn]] inline void fail_usage(const std::string& message) {
   throw Error(ErrorKind::kUsage, message);
 }
-[[noreturn]] inline void fail_io(const std::string& message) { throw Error(ErrorKind::kIo, message); }
+[[noreturn]] inline void fail_io(const std::string& message) {
+  throw Error(ErrorKind::kIo, message);
+}
 
 }  // namespace tracecompact

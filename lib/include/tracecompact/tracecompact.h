@@ -20,16 +20,16 @@ struct Options {
   std::optional<std::string> output;  // file, "-" (stdout); default per spec 12
   bool merge_pp_ranks = false;
   bool overwrite = false;
-  bool verify = false;        // re-read the output and check it (adds "verified": true)
-  bool gzip_stdout = false;   // gzip the output written to stdout
-  int gzip_level = 1;         // ISA-L level 0..3
-  unsigned threads = 0;       // merge: ranks indexed in parallel; 0 = all cores
+  bool verify = false;               // re-read the output and check it (adds "verified": true)
+  bool gzip_stdout = false;          // gzip the output written to stdout
+  int gzip_level = 1;                // ISA-L level 0..3
+  unsigned threads = 0;              // merge: ranks indexed in parallel; 0 = all cores
   std::optional<std::string> ranks;  // merge: "0,4" or "0-8"
 };
 
 struct RunResult {
-  std::string summary_json;    // pretty JSON, spec 9 / 11
-  std::string output_path;     // "-" for stdout
+  std::string summary_json;                             // pretty JSON, spec 9 / 11
+  std::string output_path;                              // "-" for stdout
   std::vector<std::pair<std::string, double>> timings;  // seconds per phase
 };
 
