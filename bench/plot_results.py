@@ -60,7 +60,9 @@ def points(records, scenario, side, field, scale=1.0):
         if r.get("scenario") != scenario or not isinstance(m, dict) or m.get("status") != "ok":
             continue
         size, value = r.get("input_bytes"), m.get(field)
-        if isinstance(size, (int, float)) and isinstance(value, (int, float)) and size > 0:
+        numbers = isinstance(size, (int, float)) and isinstance(value, (int, float))
+        # json.load accepts NaN and Infinity, which would break the axis ranges.
+        if numbers and size > 0 and math.isfinite(size) and math.isfinite(value):
             out.append((size / 1e6, value * scale))
     return sorted(out)
 
@@ -70,7 +72,8 @@ def time_series(records):
     # one x axis. The parse floor is the baseline of the json scenario (shape scenarios also
     # use parse_floor but are not sized by --sizes, so they stay out).
     return [
-        Series("tracecompact json → json", "#1f77b4", points(records, "json", "tool", "median_s")),
+        Series("tracecompact json → json", "#1f77b4",
+               points(records, "json", "tool", "median_s")),
         Series("tracecompact gz → gz", "#d62728", points(records, "gzip", "tool", "median_s")),
         Series("parse floor", "#7f7f7f", points(records, "json", "baseline", "median_s"), "2 3"),
     ]
@@ -114,7 +117,7 @@ class Axis:
     def frac(self, v):
         """Position of v between lo (0.0) and hi (1.0)."""
         if self.log:
-            return (math.log10(v) - math.log10(self.lo)) / (math.log10(self.hi) - math.log10(self.lo))
+            return math.log10(v / self.lo) / math.log10(self.hi / self.lo)
         return (v - self.lo) / (self.hi - self.lo)
 
 
@@ -290,7 +293,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         doc, records = load_records(args.results)
-    except (OSError, ValueError) as e:  # json.JSONDecodeError is a ValueError
+    except (OSError, ValueError) as e:
         sys.exit(f"plot_results.py: {e}")
     svg = render(doc, records)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,14 @@
 
 using namespace testsupport;
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TRACECOMPACT_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRACECOMPACT_TEST_UNDER_ASAN 1
+#endif
+#endif
+
 namespace {
 
 // `cpu_events` pass-through CPU ops with Kineto-like args, around a fixed GPU part.
@@ -39,6 +47,11 @@ long peak_rss_kb(const std::string& input, const TempDir& dir) {
 }  // namespace
 
 TEST_CASE("peak memory stays flat when pass-through events grow 100-fold", "[memory]") {
+#ifdef TRACECOMPACT_TEST_UNDER_ASAN
+  // The sanitizer's allocator quarantines freed memory: RSS means nothing there.
+  WARN("skipped under AddressSanitizer");
+  return;
+#endif
   TempDir dir;
   write_trace(dir.path("small.json"), 5000);    // ~1.5 MB
   write_trace(dir.path("large.json"), 500000);  // ~150 MB

@@ -313,11 +313,12 @@ TraceTokenizer::Item TraceTokenizer::next() {
       case State::kEvents:
       case State::kAfterEvent: {
         const bool after_event = state_ == State::kAfterEvent;
-        const std::string where =
-            event_count_ == 0
-                ? std::string("inside traceEvents before its first event")
-                : "inside traceEvents after event " + std::to_string(event_count_ - 1);
-        if (!skip_whitespace()) fail_truncated(where);
+        auto where = [this] {
+          return event_count_ == 0
+                     ? std::string("inside traceEvents before its first event")
+                     : "inside traceEvents after event " + std::to_string(event_count_ - 1);
+        };
+        if (!skip_whitespace()) fail_truncated(where());
         char c = peek();
         if (after_event) {
           if (c == ']') {
@@ -328,7 +329,7 @@ TraceTokenizer::Item TraceTokenizer::next() {
           if (c != ',')
             fail_at("expected ',' or ']' after event " + std::to_string(event_count_ - 1));
           ++position_;
-          if (!skip_whitespace()) fail_truncated(where);
+          if (!skip_whitespace()) fail_truncated(where());
           c = peek();
         } else if (c == ']' && event_count_ == 0) {
           ++position_;
