@@ -1,0 +1,89 @@
+// The CLI surface of spec 12 on good input: stdin/stdout, gzip by content,
+// multi-member gzip, default output names.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "sink/byte_sink.h"
+#include "support/cli_runner.h"
+#include "support/json_compare.h"
+#include "support/temp_dir.h"
+
+using namespace testsupport;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string example() { return std::string(TRACECOMPACT_FIXTURES) + "/example/rank4_trace.json"; }
+
+std::string gzip_member(const std::string& bytes) {
+  std::string packed;
+  tracecompact::StringSink sink(packed);
+  tracecompact::GzipSink gzip(sink, 1);
+  gzip.write(bytes.data(), bytes.size());
+  gzip.finish();
+  return packed;
+}
+
+std::string reference_output(const TempDir& dir) {
+  const CliOutcome result = run_cli({example(), "-o", dir.path("reference.json")});
+  REQUIRE(result.exit_code == 0);
+  return read_file(dir.path("reference.json"));
+}
+
+}  // namespace
+
+TEST_CASE("stdin to stdout writes the trace on stdout and the summary on stderr", "[cli]") {
+  TempDir dir;
+  CliIo io;
+  io.stdin_path = example();
+  const CliOutcome result = run_cli({"-", "-o", "-"}, io);
+  INFO(result.describe());
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.err.find("\"measured_slices\"") != std::string::npos);
+  CHECK_FALSE(first_difference(reference_output(dir), result.out,
+                               {"cuda_graph_stream_compaction.source"})
+                  .has_value());
+}
+
+TEST_CASE("--gzip compresses stdout and stdin input defaults to stdout", "[cli]") {
+  TempDir dir;
+  CliIo io;
+  io.stdin_path = example();
+  io.stdout_path = dir.path("out.json.gz");
+  const CliOutcome result = run_cli({"-", "--gzip"}, io);
+  INFO(result.describe());
+  REQUIRE(result.exit_code == 0);
+  const std::string bytes = read_bytes(dir.path("out.json.gz"));
+  REQUIRE(bytes.size() > 2);
+  CHECK(static_cast<unsigned char>(bytes[0]) == 0x1f);
+  CHECK(read_file(dir.path("out.json.gz")) == reference_output(dir));
+}
+
+TEST_CASE("gzip input is recognised by content and read whole when multi-member", "[cli]") {
+  TempDir dir;
+  const std::string plain = read_bytes(example());
+  const size_t half = plain.size() / 2;
+  // Two members, and a name that does not say gzip.
+  write_bytes(dir.path("trace.json"), gzip_member(plain.substr(0, half)) + gzip_member(plain.substr(half)));
+  const CliOutcome result = run_cli({dir.path("trace.json"), "-o", dir.path("out.json")});
+  INFO(result.describe());
+  REQUIRE(result.exit_code == 0);
+  CHECK(read_file(dir.path("out.json")) == reference_output(dir));
+}
+
+TEST_CASE("default output names follow the input name", "[cli]") {
+  TempDir dir;
+  const std::string plain = read_bytes(example());
+  write_bytes(dir.path("a.json"), plain);
+  write_bytes(dir.path("b.json.gz"), gzip_member(plain));
+  write_bytes(dir.path("c.trace"), plain);
+  for (const char* name : {"a.json", "b.json.gz", "c.trace"})
+    REQUIRE(run_cli({dir.path(name)}).exit_code == 0);
+  CHECK(fs::exists(dir.path("a_compacted.json")));
+  CHECK(fs::exists(dir.path("b_compacted.json.gz")));
+  CHECK(fs::exists(dir.path("c.trace_compacted.json.gz")));
+  const std::string gz = read_bytes(dir.path("b_compacted.json.gz"));
+  CHECK(static_cast<unsigned char>(gz[0]) == 0x1f);
+  CHECK(read_file(dir.path("a_compacted.json")) == read_file(dir.path("b_compacted.json.gz")));
+}
