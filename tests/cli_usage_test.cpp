@@ -46,7 +46,7 @@ TEST_CASE("stdin to stdout writes the trace on stdout and the summary on stderr"
                   .has_value());
 }
 
-TEST_CASE("--gzip compresses stdout and stdin input defaults to stdout", "[cli]") {
+TEST_CASE("gzip on stdout and stdin input defaults to stdout", "[cli]") {
   TempDir dir;
   CliIo io;
   io.stdin_path = example();

@@ -226,7 +226,7 @@ TraceIndex build_index(const TraceInput& input) {
         if (item.index >= TraceIndex::kMaxEvents)
           fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) +
                      " events");
-        const auto& fields = builder.parser.parse(item.text, {item.index, item.offset});
+        const auto& fields = builder.parser.parse_in_place(item.text, {item.index, item.offset});
         builder.add_event(fields, item.index);
         break;
       }

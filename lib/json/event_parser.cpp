@@ -293,10 +293,12 @@ void EventParser::fail(error_code error) const {
   if (document_ready_ &&
       const_cast<simdjson::ondemand::document&>(document_).current_location().get(location) ==
           simdjson::SUCCESS &&
-      location >= buffer_.data() && location < buffer_.data() + buffer_.size()) {
-    offset += static_cast<uint64_t>(location - buffer_.data());
-    const std::string_view at(location,
-                              std::min<size_t>(16, buffer_.data() + buffer_.size() - location));
+      location >= document_text_.data() &&
+      location < document_text_.data() + document_text_.size()) {
+    offset += static_cast<uint64_t>(location - document_text_.data());
+    const std::string_view at(
+        location,
+        std::min<size_t>(16, static_cast<size_t>(document_text_.data() + document_text_.size() - location)));
     if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity" || at.substr(0, 9) == "-Infinity")
       what = "NaN and Infinity are not JSON numbers";
   }
@@ -391,10 +393,22 @@ void EventParser::read_fields(od::object object) {
 }
 
 const EventFields& EventParser::parse(std::string_view text, const EventOrigin& origin) {
+  return parse_document(load(text), origin);
+}
+
+const EventFields& EventParser::parse_in_place(std::string_view text, const EventOrigin& origin) {
+  return parse_document(
+      simdjson::padded_string_view(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING),
+      origin);
+}
+
+const EventFields& EventParser::parse_document(simdjson::padded_string_view text,
+                                               const EventOrigin& origin) {
   origin_ = origin;
   fields_.clear();
   document_ready_ = false;
-  if (auto e = parser_.iterate(load(text)).get(document_)) fail(e);
+  document_text_ = std::string_view(text.data(), text.size());
+  if (auto e = parser_.iterate(text).get(document_)) fail(e);
   document_ready_ = true;
   od::object object;
   if (auto e = document_.get_object().get(object)) fail(e);

@@ -27,6 +27,9 @@ class EventParser {
 
   // Parses and validates `text`; the result stays valid until the next call.
   const EventFields& parse(std::string_view text, const EventOrigin& origin);
+  // Same, in place: `text` must be followed by simdjson::SIMDJSON_PADDING
+  // readable bytes (views from TraceTokenizer are).
+  const EventFields& parse_in_place(std::string_view text, const EventOrigin& origin);
 
   // Canonical text (spec 0) of the last parsed event without the keys ts, dur
   // and tid: the identity of an annotation up to its track and interval.
@@ -42,11 +45,12 @@ class EventParser {
   simdjson::ondemand::parser& raw_parser() { return parser_; }
   // Offset of a view into the last parsed event's text (e.g. JsonScalar::raw).
   size_t offset_of(std::string_view view) const {
-    return static_cast<size_t>(view.data() - buffer_.data());
+    return static_cast<size_t>(view.data() - document_text_.data());
   }
   simdjson::padded_string_view load(std::string_view text);
 
  private:
+  const EventFields& parse_document(simdjson::padded_string_view text, const EventOrigin& origin);
   void read_fields(simdjson::ondemand::object object);
   void read_args(simdjson::ondemand::value value);
   [[noreturn]] void fail(simdjson::error_code error) const;
@@ -55,6 +59,7 @@ class EventParser {
   std::vector<char> buffer_;  // padded copy of the event, reused
   simdjson::ondemand::document document_;
   bool document_ready_ = false;  // iterate() succeeded: positions can be asked
+  std::string_view document_text_;  // the text being parsed (copy or in place)
   EventFields fields_;
   EventOrigin origin_;
   std::string canonical_;

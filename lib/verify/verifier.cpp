@@ -47,7 +47,7 @@ class InputSlices {
         continue;
       }
       if (item.kind != TraceTokenizer::Kind::kEvent) continue;
-      const EventFields& f = parser_.parse(item.text, {item.index, item.offset});
+      const EventFields& f = parser_.parse_in_place(item.text, {item.index, item.offset});
       if (!is_measured(f)) continue;
       slice.pid = f.pid.int_value;
       slice.ts = f.ts.number;
@@ -161,7 +161,7 @@ void check_output(const std::vector<VerifyRank>& ranks, const std::string& outpu
     const auto item = tokenizer.next();
     if (item.kind == TraceTokenizer::Kind::kEnd) break;
     if (item.kind != TraceTokenizer::Kind::kEvent) continue;
-    const EventFields& f = parser.parse(item.text, {item.index, item.offset});
+    const EventFields& f = parser.parse_in_place(item.text, {item.index, item.offset});
     if (f.cat.is("gpu_user_annotation")) checker.add_annotation(f, parser);
     if (f.cat.is("ac2g")) checker.add_flow(f, item.index);
     if (!is_measured(f)) continue;

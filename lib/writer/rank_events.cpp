@@ -108,7 +108,7 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
       }
       rewrite = rewrite || edit.tid || edit.ts;
     } else if (index.needs_attention(item.index)) {
-      const EventFields& f = parser.parse(item.text, origin);
+      const EventFields& f = parser.parse_in_place(item.text, origin);
       const StreamKey stream{f.pid.int_value, f.tid.int_value};
       if (plan.is_old_stream(stream)) {
         if (is_thread_metadata(f)) continue;  // replaced by the lanes' own names
