@@ -26,7 +26,7 @@ std::string gzip_member(const std::string& bytes) {
 }
 
 std::string reference_output(const TempDir& dir) {
-  const CliOutcome result = run_cli({example(), "-o", dir.path("reference.json")});
+  const CliOutcome result = run_cli({example(), "-o", dir.path("reference.json"), "--verify"});
   REQUIRE(result.exit_code == 0);
   return read_file(dir.path("reference.json"));
 }
@@ -66,7 +66,7 @@ TEST_CASE("gzip input is recognised by content and read whole when multi-member"
   const size_t half = plain.size() / 2;
   // Two members, and a name that does not say gzip.
   write_bytes(dir.path("trace.json"), gzip_member(plain.substr(0, half)) + gzip_member(plain.substr(half)));
-  const CliOutcome result = run_cli({dir.path("trace.json"), "-o", dir.path("out.json")});
+  const CliOutcome result = run_cli({dir.path("trace.json"), "-o", dir.path("out.json"), "--verify"});
   INFO(result.describe());
   REQUIRE(result.exit_code == 0);
   CHECK(read_file(dir.path("out.json")) == reference_output(dir));
@@ -79,7 +79,7 @@ TEST_CASE("default output names follow the input name", "[cli]") {
   write_bytes(dir.path("b.json.gz"), gzip_member(plain));
   write_bytes(dir.path("c.trace"), plain);
   for (const char* name : {"a.json", "b.json.gz", "c.trace"})
-    REQUIRE(run_cli({dir.path(name)}).exit_code == 0);
+    REQUIRE(run_cli({dir.path(name), "--verify"}).exit_code == 0);
   CHECK(fs::exists(dir.path("a_compacted.json")));
   CHECK(fs::exists(dir.path("b_compacted.json.gz")));
   CHECK(fs::exists(dir.path("c.trace_compacted.json.gz")));

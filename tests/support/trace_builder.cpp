@@ -2,7 +2,11 @@
 
 #include <stdexcept>
 
+#include "source/trace_input.h"
+#include "support/json_compare.h"
+#include "support/temp_dir.h"
 #include "tracecompact/tracecompact.h"
+#include "verify/verifier.h"
 
 namespace testsupport {
 
@@ -14,6 +18,11 @@ Compacted compact(const std::string& trace_text) {
   result.summary.Parse(summary.c_str());
   if (result.output.HasParseError() || result.summary.HasParseError())
     throw std::runtime_error("compaction wrote invalid JSON");
+  // Every output of the suite also passes --verify's checks.
+  TempDir dir;
+  write_file(dir.path("out.json"), output);
+  const auto input = tracecompact::TraceInput::from_memory(trace_text);
+  tracecompact::verify_single_output(input, dir.path("out.json"));
   return result;
 }
 
