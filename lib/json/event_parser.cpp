@@ -52,15 +52,24 @@ error_code read_number(od::value& value, JsonScalar& out) {
   if (auto e = value.get_number().get(number)) return e;
   out.kind = JsonKind::kNumber;
   out.raw = token;
-  out.number = number.as_double();
-  out.integer = false;
-  if (!is_integer_token(token)) return simdjson::SUCCESS;
-  int64_t parsed = 0;
-  auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), parsed);
-  if (ec == std::errc() && ptr == token.data() + token.size()) {
-    out.integer = true;
-    out.int_value = parsed;
-    out.number = static_cast<double>(parsed);
+  // simdjson's own type decides, except for the one integer it reads as a
+  // double: "-0" (spec 0: an integer). Integers beyond int64 stay non-integer.
+  switch (number.get_number_type()) {
+    case od::number_type::signed_integer:
+      out.integer = true;
+      out.int_value = number.get_int64();
+      out.number = static_cast<double>(out.int_value);
+      break;
+    case od::number_type::unsigned_integer:
+      out.integer = false;
+      out.number = static_cast<double>(number.get_uint64());
+      break;
+    default:
+      out.number = number.get_double();
+      out.integer = out.number == 0 && is_integer_token(token);
+      out.int_value = 0;
+      if (out.integer) out.number = 0.0;
+      break;
   }
   return simdjson::SUCCESS;
 }
