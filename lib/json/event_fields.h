@@ -30,6 +30,7 @@ struct JsonScalar {
 struct EventFields {
   JsonScalar name, cat, ph, pid, tid, ts, dur, id;
   JsonKind args_kind = JsonKind::kAbsent;
+  bool args_empty = false;  // args is {}
   JsonScalar args_stream, args_name;
 
   void clear() { *this = EventFields{}; }

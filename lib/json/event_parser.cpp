@@ -342,9 +342,11 @@ void EventParser::read_args(od::value value) {
     return;
   }
   fields_.args_kind = JsonKind::kObject;
+  fields_.args_empty = true;
   od::object object;
   if (auto e = value.get_object().get(object)) fail(e);
   for (auto field_result : object) {
+    fields_.args_empty = false;
     od::field field;
     if (auto e = std::move(field_result).get(field)) fail(e);
     std::string_view key;

@@ -21,7 +21,8 @@ struct VerifyRank {
 //  - the measured slices are the input's, in order, unchanged except tid/args.stream
 //    (and, when merging, pid renumbered and ts shifted by the rank's offset);
 //  - no compacted lane holds overlapping slices;
-//  - no annotation track holds overlapping copies of one annotation;
+//  - no annotation track holds overlapping copies of one annotation (those
+//    with empty args, like kernel-name spans, aside);
 //  - every ac2g flow on a lane lands on the start of one of its slices.
 // Throws Error (and removes the output) when a check fails.
 void verify_output(const std::vector<VerifyRank>& ranks, const std::string& output_path);
