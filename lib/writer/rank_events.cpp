@@ -1,10 +1,13 @@
 #include "writer/rank_events.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "json/event_parser.h"
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
+#include "writer/top_level_fields.h"
 
 namespace tracecompact {
 namespace {
@@ -62,6 +65,78 @@ void splice_slice(JsonOut& out, std::string_view text, const SliceRecord& slice,
   out.raw_spliced(text, parts, 2);
 }
 
+bool is_integer_text(std::string_view text) {
+  if (!text.empty() && text[0] == '-') text.remove_prefix(1);
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+bool is_number_text(std::string_view text) {
+  return !text.empty() && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'));
+}
+
+// Merge mode without a parse: pid renumbered and ts shifted in place (plus the
+// plan's tid/stream). Returns false when the event needs the full rewriter:
+// metadata, flows, coalesced annotations, unusual spellings.
+class MergeSplicer {
+ public:
+  bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
+             const MergeEdit& merge, JsonOut& out) {
+    if (edit.ts || edit.dur) return false;
+    TopLevelFields fields;
+    if (!locate_top_level_fields(text, fields)) return false;
+    const std::string_view ph = fields.ph.found ? fields.ph.in(text) : std::string_view();
+    if (ph.find('\\') != std::string_view::npos || ph == "\"M\"") return false;
+    if (fields.id.found && (ph == "\"s\"" || ph == "\"t\"" || ph == "\"f\"")) return false;
+    count_ = 0;
+    used_ = 0;
+    if (fields.pid.found && is_integer_text(fields.pid.in(text))) {
+      int64_t pid = 0;
+      const std::string_view token = fields.pid.in(text);
+      std::from_chars(token.data(), token.data() + token.size(), pid);
+      const auto mapped = merge.pid_map->find(pid);
+      if (mapped == merge.pid_map->end()) return false;
+      add(fields.pid, integer_text(mapped->second));
+    }
+    if (fields.ts.found && is_number_text(fields.ts.in(text))) {
+      const std::string_view token = fields.ts.in(text);
+      double ts = 0;
+      std::from_chars(token.data(), token.data() + token.size(), ts);
+      const double shifted = ts + merge.ts_offset;
+      if (!std::isfinite(shifted)) return false;
+      char* begin = digits_ + used_;
+      char* end = std::to_chars(begin, digits_ + sizeof digits_, shifted).ptr;
+      used_ = static_cast<size_t>(end - digits_);
+      add(fields.ts, std::string_view(begin, static_cast<size_t>(end - begin)));
+    }
+    if (edit.tid) {
+      if (!fields.tid.found) return false;
+      add(fields.tid, integer_text(*edit.tid));
+    }
+    if (edit.stream) {
+      if (!stream_span.valid()) return false;
+      add(FieldSpan{stream_span.at, stream_span.length, true}, integer_text(*edit.stream));
+    }
+    std::sort(parts_, parts_ + count_,
+              [](const JsonOut::Replacement& a, const JsonOut::Replacement& b) { return a.at < b.at; });
+    out.raw_spliced(text, parts_, count_);
+    return true;
+  }
+
+ private:
+  std::string_view integer_text(int64_t value) {
+    char* begin = digits_ + used_;
+    char* end = std::to_chars(begin, digits_ + sizeof digits_, value).ptr;
+    used_ = static_cast<size_t>(end - digits_);
+    return std::string_view(begin, static_cast<size_t>(end - begin));
+  }
+  void add(const FieldSpan& span, std::string_view text) { parts_[count_++] = {span.at, span.length, text}; }
+
+  JsonOut::Replacement parts_[4];
+  size_t count_ = 0;
+  char digits_[128];
+  size_t used_ = 0;
+};
+
 }  // namespace
 
 RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& plan,
@@ -71,6 +146,7 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
   auto source = input.open();
   TraceTokenizer tokenizer(*source);
   EventRewriter rewriter;
+  MergeSplicer splicer;
   EventParser parser;
   PlanCursor cursor(plan);
   for (;;) {
@@ -79,6 +155,7 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
     if (item.kind != TraceTokenizer::Kind::kEvent) continue;
     const EventOrigin origin{item.index, item.offset};
     EventEdit edit;
+    ValueSpan stream_span;
     bool rewrite = merge != nullptr;
     if (cursor.at_slice(item.index)) {
       const size_t s = cursor.take_slice();
@@ -89,6 +166,7 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
         continue;
       }
       edit.tid = edit.stream = lane_tid;
+      stream_span = slice.stream_span;
       rewrite = true;
     } else if (cursor.at_annotation(item.index)) {
       const size_t a = cursor.take_annotation();
@@ -124,10 +202,10 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
         }
       }
     }
-    if (rewrite)
-      rewriter.write(item.text, origin, edit, merge, out);
-    else
+    if (!rewrite)
       out.raw(item.text);
+    else if (!merge || !splicer.write(item.text, edit, stream_span, *merge, out))
+      rewriter.write(item.text, origin, edit, merge, out);
   }
   if (tokenizer.events_seen() != index.event_count ||
       tokenizer.bytes_consumed() != index.input_bytes)
