@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sink/temp_files.h"
+#include "source/prefetch_source.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
@@ -123,8 +124,9 @@ std::unique_ptr<ByteSource> TraceInput::open() const {
     raw = std::make_unique<MemorySource>(*memory_);
   else
     raw = std::make_unique<FileSource>(path_, display_name_);
-  if (!gzip_) return raw;
-  return std::make_unique<GzipSource>(std::move(raw), display_name_);
+  if (gzip_) raw = std::make_unique<GzipSource>(std::move(raw), display_name_);
+  if (memory_) return raw;  // nothing to wait for
+  return std::make_unique<PrefetchSource>(std::move(raw));
 }
 
 }  // namespace tracecompact
