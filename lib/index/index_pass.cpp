@@ -209,7 +209,7 @@ TraceIndex build_index(const TraceInput& input) {
   TraceIndex index;
   index.display_name = input.display_name();
   auto source = input.open();
-  TraceTokenizer tokenizer(*source);
+  TraceTokenizer tokenizer(*source, input.chunk_size());
   IndexBuilder builder(index);
   for (;;) {
     const auto item = tokenizer.next();

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -89,6 +90,8 @@ TraceInput TraceInput::open_path(const std::string& path) {
     }
   }
   input.gzip_ = starts_with_gzip_magic(read_head(input.path_, input.display_name_));
+  struct stat info {};
+  if (::stat(input.path_.c_str(), &info) == 0) input.size_ = static_cast<uint64_t>(info.st_size);
   return input;
 }
 
@@ -97,6 +100,7 @@ TraceInput TraceInput::from_memory(std::string bytes, std::string display_name) 
   input.memory_ = std::make_shared<std::string>(std::move(bytes));
   input.display_name_ = std::move(display_name);
   input.gzip_ = starts_with_gzip_magic(*input.memory_);
+  input.size_ = input.memory_->size();
   return input;
 }
 
@@ -111,11 +115,18 @@ TraceInput& TraceInput::operator=(TraceInput&& other) noexcept {
   memory_ = std::move(other.memory_);
   display_name_ = std::move(other.display_name_);
   gzip_ = other.gzip_;
+  size_ = other.size_;
   return *this;
 }
 
 TraceInput::~TraceInput() {
   if (!spool_path_.empty()) remove_temp_file(spool_path_);
+}
+
+size_t TraceInput::chunk_size() const {
+  constexpr size_t kLargest = size_t{4} << 20, kSmallest = size_t{4} << 10;
+  if (gzip_ || size_ >= kLargest) return kLargest;
+  return std::max<size_t>(kSmallest, static_cast<size_t>(size_) + 1);
 }
 
 std::unique_ptr<ByteSource> TraceInput::open() const {

@@ -23,6 +23,8 @@ class TraceInput {
   // A fresh reader over the decompressed JSON bytes.
   std::unique_ptr<ByteSource> open() const;
   const std::string& display_name() const { return display_name_; }
+  // Read chunk for the tokenizer: 4 MiB, less for a small plain input.
+  size_t chunk_size() const;
   bool is_gzip() const { return gzip_; }
 
  private:
@@ -32,6 +34,7 @@ class TraceInput {
   std::shared_ptr<std::string> memory_;
   std::string display_name_;
   bool gzip_ = false;
+  uint64_t size_ = 0;  // bytes of the file or memory (compressed if gzip)
 };
 
 }  // namespace tracecompact

@@ -1,6 +1,7 @@
-// An append-only array stored in 2 MiB chunks: growing never copies, and each
-// chunk is offered to the kernel as one transparent huge page, since first
-// touch of fresh memory (one page fault per 4 KiB) is slow on these machines.
+// An append-only array stored in chunks: growing never copies. Chunks double
+// from 4 KiB up to 2 MiB (small traces stay small); full-size chunks are offered
+// to the kernel as transparent huge pages, since first touch of fresh memory
+// (one page fault per 4 KiB) is slow on these machines.
 #pragma once
 
 #include <sys/mman.h>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tracecompact {
@@ -19,6 +21,22 @@ class ChunkedVector {
   static_assert(std::is_trivially_copyable_v<T>, "records are plain data");
   static constexpr size_t kChunkBytes = size_t{2} << 20;
   static constexpr size_t kPerChunk = kChunkBytes / sizeof(T);
+  static constexpr size_t kFirstChunk = kPerChunk >> 9;  // 4 KiB worth of records
+  static constexpr size_t kGrowing = 10;                 // chunks of 1, 2, ... 512 x kFirstChunk
+  static constexpr size_t kGrowingTotal = kFirstChunk * ((size_t{1} << kGrowing) - 1);
+
+  // (chunk, position) of element i.
+  static std::pair<size_t, size_t> locate(size_t i) {
+    if (i < kGrowingTotal) {
+      const size_t k = 63 - static_cast<size_t>(__builtin_clzll(i / kFirstChunk + 1));
+      return {k, i - kFirstChunk * ((size_t{1} << k) - 1)};
+    }
+    const size_t rest = i - kGrowingTotal;
+    return {kGrowing + rest / kPerChunk, rest % kPerChunk};
+  }
+  static size_t chunk_capacity(size_t k) {
+    return k < kGrowing ? kFirstChunk << k : kPerChunk;
+  }
 
   struct FreeChunk {
     void operator()(T* chunk) const { std::free(chunk); }
@@ -30,12 +48,19 @@ class ChunkedVector {
   ChunkedVector& operator=(ChunkedVector&&) noexcept = default;
 
   void push_back(const T& value) {
-    if (size_ == chunks_.size() * kPerChunk) add_chunk();
-    chunks_.back()[size_ % kPerChunk] = value;
+    const auto [chunk, position] = locate(size_);
+    if (chunk == chunks_.size()) add_chunk(chunk_capacity(chunk));
+    chunks_[chunk][position] = value;
     ++size_;
   }
-  T& operator[](size_t i) { return chunks_[i / kPerChunk][i % kPerChunk]; }
-  const T& operator[](size_t i) const { return chunks_[i / kPerChunk][i % kPerChunk]; }
+  T& operator[](size_t i) {
+    const auto [chunk, position] = locate(i);
+    return chunks_[chunk][position];
+  }
+  const T& operator[](size_t i) const {
+    const auto [chunk, position] = locate(i);
+    return chunks_[chunk][position];
+  }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
@@ -58,10 +83,12 @@ class ChunkedVector {
   auto end() const { return Iterator<const T&, const ChunkedVector>(this, size_); }
 
  private:
-  void add_chunk() {
-    void* memory = std::aligned_alloc(kChunkBytes, kChunkBytes);
+  void add_chunk(size_t capacity) {
+    const size_t bytes = capacity * sizeof(T);
+    void* memory = bytes >= kChunkBytes / 2 ? std::aligned_alloc(kChunkBytes, kChunkBytes)
+                                            : std::malloc(bytes);
     if (!memory) throw std::bad_alloc();
-    ::madvise(memory, kChunkBytes, MADV_HUGEPAGE);
+    if (bytes >= kChunkBytes / 2) ::madvise(memory, kChunkBytes, MADV_HUGEPAGE);
     chunks_.emplace_back(static_cast<T*>(memory));
   }
 

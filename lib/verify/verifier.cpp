@@ -38,7 +38,7 @@ class InputSlices {
       if (!tokenizer_) {
         if (rank_index_ == ranks_.size()) return false;
         source_ = ranks_[rank_index_].input->open();
-        tokenizer_ = std::make_unique<TraceTokenizer>(*source_);
+        tokenizer_ = std::make_unique<TraceTokenizer>(*source_, ranks_[rank_index_].input->chunk_size());
       }
       const auto item = tokenizer_->next();
       if (item.kind == TraceTokenizer::Kind::kEnd) {
@@ -161,7 +161,7 @@ class OutputChecker {
 void check_output(const std::vector<VerifyRank>& ranks, const std::string& output_path) {
   const TraceInput output = TraceInput::open_path(output_path);
   auto source = output.open();
-  TraceTokenizer tokenizer(*source);
+  TraceTokenizer tokenizer(*source, output.chunk_size());
   EventParser parser;
   InputSlices expected(ranks);
   OutputChecker checker;

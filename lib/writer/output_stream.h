@@ -14,7 +14,7 @@ class OutputStream {
  public:
   typedef char Ch;  // RapidJSON's stream concept
 
-  explicit OutputStream(ByteSink& sink, size_t capacity = size_t{1} << 20)
+  explicit OutputStream(ByteSink& sink, size_t capacity = size_t{256} << 10)
       : sink_(sink), buffer_(capacity) {}
 
   void Put(char c) {

@@ -144,7 +144,7 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
   const TraceIndex& index = plan.index();
   RankWriteStats stats;
   auto source = input.open();
-  TraceTokenizer tokenizer(*source);
+  TraceTokenizer tokenizer(*source, input.chunk_size());
   EventRewriter rewriter;
   MergeSplicer splicer;
   EventParser parser;
