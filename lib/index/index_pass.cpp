@@ -117,7 +117,7 @@ class IndexBuilder {
     slice.region = f.args_name.is_string() && !f.args_name.text.empty()
                        ? index_.region_names.intern(f.args_name.text)
                        : StringTable::kNone;
-    slice.group = classify_slice(f.cat.text, f.name.text);
+    slice.group = classify_slice(f.cat.text, f.name.is_string() ? f.name.text : std::string_view());
     index_.slices.push_back(slice);
   }
 

@@ -36,8 +36,12 @@ struct EventFields {
   // Only the kinds need resetting: a value is read only when its kind says it
   // was set (zeroing the whole struct per event showed in profiles).
   void clear() {
-    for (JsonScalar* scalar : {&name, &cat, &ph, &pid, &tid, &ts, &dur, &id, &args_stream, &args_name})
+    for (JsonScalar* scalar :
+         {&name, &cat, &ph, &pid, &tid, &ts, &dur, &id, &args_stream, &args_name}) {
       scalar->kind = JsonKind::kAbsent;
+      scalar->text = {};  // a stale view would point into an earlier event
+      scalar->raw = {};
+    }
     args_kind = JsonKind::kAbsent;
     args_empty = false;
   }
