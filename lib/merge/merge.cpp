@@ -16,6 +16,7 @@
 #include "index/trace_metadata.h"
 #include "merge/rank_files.h"
 #include "plan/compaction_plan.h"
+#include "util/phase_timer.h"
 #include "verify/verifier.h"
 #include "writer/rank_events.h"
 
@@ -116,8 +117,8 @@ void align_and_layout(std::vector<Rank>& ranks, std::vector<Rank*>& pp_order, in
                    [](const Rank* a, const Rank* b) { return a->pp_rank < b->pp_rank; });
   int64_t next_pid = 1;
   for (Rank* rank : pp_order) {
-    for (const auto& slice : rank->index.slices)
-      rank->gpu_pids.insert(rank->index.streams[slice.stream].pid);
+    for (const auto& stream : rank->index.streams)
+      rank->gpu_pids.insert(stream.pid);  // slices' streams
     rank->ordered_pids = rank->index.int_pids;
     std::stable_sort(rank->ordered_pids.begin(), rank->ordered_pids.end(),
                      [&](int64_t a, int64_t b) {
@@ -348,6 +349,7 @@ std::string default_merge_output(const std::string& input) {
 }
 
 RunResult run_merge(const MergeRequest& request) {
+  PhaseTimer timer;
   std::optional<std::set<uint64_t>> selection;
   if (request.ranks) selection = parse_rank_selection(*request.ranks);
   const std::string directory = merge_directory(request.input);
@@ -357,25 +359,30 @@ RunResult run_merge(const MergeRequest& request) {
     ranks.back().file = file;
   }
   index_ranks(ranks, request.threads);
+  timer.mark("pass 1 and plans (all ranks)");
   check_ranks(ranks);
   assign_pp_ranks(ranks);
   std::vector<Rank*> pp_order;
   int64_t base_ns = 0;
   align_and_layout(ranks, pp_order, base_ns);
   const MergedArrows arrows = draw_merged_arrows(pp_order);
+  timer.mark("merged layout and arrows");
   {
     OutputFile file(request.output);
     write_merged_document(ranks, pp_order, base_ns, arrows, file.sink());
     file.commit();
   }
+  timer.mark("pass 2 (write)");
   if (request.verify) {
     std::vector<VerifyRank> verify_ranks;
     for (const Rank* rank : pp_order)
       verify_ranks.push_back({rank->input.get(), &rank->pid_map, rank->offset_us});
     verify_merged_output(verify_ranks, request.output.path);
+    timer.mark("verify");
   }
   RunResult result;
   result.output_path = request.output.path;
+  result.timings = timer.phases();
   result.summary_json = render_merge_summary(ranks, pp_order, arrows.result.counts,
                                              request.output.path, request.verify);
   return result;
