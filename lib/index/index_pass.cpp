@@ -11,21 +11,6 @@
 namespace tracecompact {
 namespace {
 
-bool is_measured_category(const JsonScalar& cat) {
-  return cat.is("kernel") || cat.is("Kernel") || cat.is("gpu_memcpy") || cat.is("gpu_memset");
-}
-
-// spec 12: a stream synchronisation event is a slice of its stream.
-bool is_stream_sync(const EventFields& f) {
-  return f.cat.is("cuda_sync") && f.tid.is_int() && f.tid.int_value >= 0 &&
-         f.args_kind == JsonKind::kObject && f.args_stream.is_int() &&
-         f.args_stream.int_value == f.tid.int_value;
-}
-
-bool is_thread_metadata_name(const JsonScalar& name) {
-  return name.is("thread_name") || name.is("thread_sort_index");
-}
-
 class IndexBuilder {
  public:
   explicit IndexBuilder(TraceIndex& index) : index_(index) {}
@@ -41,12 +26,11 @@ class IndexBuilder {
     if (named_launch) ++index_.graph_launches;
     check_metadata_args(f, event_index);
 
-    if (is_measured_category(f.cat) || is_stream_sync(f)) {
+    if (is_measured_slice(f)) {
       add_slice(f, event_index);
     } else if (f.cat.is("gpu_user_annotation")) {
       add_annotation(f, event_index, named_launch);
-    } else if (f.pid.is_int() && f.tid.is_int() &&
-               (f.cat.is("ac2g") || (f.ph.is("M") && is_thread_metadata_name(f.name)))) {
+    } else if (f.pid.is_int() && f.tid.is_int() && (f.cat.is("ac2g") || is_thread_metadata(f))) {
       mark_attention(event_index);
     }
     if (f.ph.is("M") && f.name.is("thread_name") && f.pid.is_int() && f.tid.is_int() &&
@@ -137,7 +121,7 @@ class IndexBuilder {
     if (f.ts.present()) flags |= kTsPresent;
     if (f.dur.is_number()) flags |= kDurNumeric;
     if (f.ph.is("X")) flags |= kPhaseX;
-    if (f.ph.is("M") && is_thread_metadata_name(f.name)) flags |= kMetadataShape;
+    if (is_thread_metadata(f)) flags |= kMetadataShape;
     if (named_launch) flags |= kNamedGraphLaunch;
     record.flags = flags;
     record.name =
@@ -150,12 +134,7 @@ class IndexBuilder {
   }
 
   void add_lane_name(const EventFields& f) {
-    const std::string_view tail = lane_name_tail(f.args_name.text);
-    uint8_t role = 0;
-    if (tail == "Compute annotations" || tail == "Compute 1 annotations") role = kMainComputeLane;
-    if (tail == "NCCL all-gather annotations" || tail == "NCCL all-gather 1 annotations" ||
-        tail == "NCCL all-gather 2 annotations")
-      role = kUnshardLane;
+    const uint8_t role = lane_role(f.args_name.text);
     if (role) index_.lane_names.push_back({f.pid.int_value, f.tid.int_value, role});
   }
 
@@ -199,6 +178,28 @@ void add_top_level(TraceIndex& index, std::string_view key, std::string_view tex
 }
 
 }  // namespace
+
+bool is_measured_slice(const EventFields& f) {
+  if (f.cat.is("kernel") || f.cat.is("Kernel") || f.cat.is("gpu_memcpy") || f.cat.is("gpu_memset"))
+    return true;
+  // spec 12: a stream synchronisation event is a slice of its stream.
+  return f.cat.is("cuda_sync") && f.tid.is_int() && f.tid.int_value >= 0 &&
+         f.args_kind == JsonKind::kObject && f.args_stream.is_int() &&
+         f.args_stream.int_value == f.tid.int_value;
+}
+
+bool is_thread_metadata(const EventFields& f) {
+  return f.ph.is("M") && (f.name.is("thread_name") || f.name.is("thread_sort_index"));
+}
+
+uint8_t lane_role(std::string_view thread_name) {
+  const std::string_view tail = lane_name_tail(thread_name);
+  if (tail == "Compute annotations" || tail == "Compute 1 annotations") return kMainComputeLane;
+  if (tail == "NCCL all-gather annotations" || tail == "NCCL all-gather 1 annotations" ||
+      tail == "NCCL all-gather 2 annotations")
+    return kUnshardLane;
+  return 0;
+}
 
 std::string_view lane_name_tail(std::string_view name) {
   const size_t bar = name.rfind(" | ");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "index/trace_index.h"
+#include "json/event_fields.h"
 #include "source/trace_input.h"
 
 namespace tracecompact {
@@ -10,5 +11,14 @@ TraceIndex build_index(const TraceInput& input);
 
 // Last segment of a (possibly "PP rank r | "-prefixed) thread name.
 std::string_view lane_name_tail(std::string_view name);
+
+// The role a thread name gives its track in the PP rules (a LaneRole), or 0.
+uint8_t lane_role(std::string_view thread_name);
+
+// A measured slice (spec 0), or a stream synchronisation event (spec 12).
+bool is_measured_slice(const EventFields& fields);
+
+// thread_name / thread_sort_index metadata: replaced on old streams (spec 5).
+bool is_thread_metadata(const EventFields& fields);
 
 }  // namespace tracecompact

@@ -343,12 +343,9 @@ PPLaneSets CompactionPlan::pp_lane_sets() const {
     target.insert({named.pid, named.tid});
   }
   for (const auto& track : track_names_) {
-    const std::string_view tail = lane_name_tail(track.name);
-    if (tail == "Compute annotations" || tail == "Compute 1 annotations")
-      sets.main_compute.insert({track.pid, track.tid});
-    if (tail == "NCCL all-gather annotations" || tail == "NCCL all-gather 1 annotations" ||
-        tail == "NCCL all-gather 2 annotations")
-      sets.unshard.insert({track.pid, track.tid});
+    const uint8_t role = lane_role(track.name);
+    if (role == kMainComputeLane) sets.main_compute.insert({track.pid, track.tid});
+    if (role == kUnshardLane) sets.unshard.insert({track.pid, track.tid});
   }
   return sets;
 }

@@ -19,15 +19,4 @@ uint32_t LanePacker::place(double start, double end) {
   return lane;
 }
 
-std::vector<uint32_t> pack_sorted_intervals(const std::vector<Interval>& intervals,
-                                            uint32_t& lane_count) {
-  LanePacker packer;
-  std::vector<uint32_t> lanes;
-  lanes.reserve(intervals.size());
-  for (const auto& interval : intervals)
-    lanes.push_back(packer.place(interval.start, interval.end));
-  lane_count = packer.lane_count();
-  return lanes;
-}
-
 }  // namespace tracecompact

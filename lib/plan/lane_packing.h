@@ -10,11 +10,6 @@
 
 namespace tracecompact {
 
-struct Interval {
-  double start;
-  double end;
-};
-
 // Places intervals one at a time; they must come sorted by (start, end), ties
 // in event order.
 class LanePacker {
@@ -28,9 +23,5 @@ class LanePacker {
   std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_lanes_;
   uint32_t lane_count_ = 0;
 };
-
-// The lane of each interval of a sorted list; `lane_count` receives the number of lanes.
-std::vector<uint32_t> pack_sorted_intervals(const std::vector<Interval>& intervals,
-                                            uint32_t& lane_count);
 
 }  // namespace tracecompact

@@ -6,6 +6,7 @@
 #include <memory>
 #include <tuple>
 
+#include "index/index_pass.h"
 #include "json/event_parser.h"
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
@@ -13,13 +14,6 @@
 
 namespace tracecompact {
 namespace {
-
-bool is_measured(const EventFields& f) {
-  if (f.cat.is("kernel") || f.cat.is("Kernel") || f.cat.is("gpu_memcpy") || f.cat.is("gpu_memset"))
-    return true;
-  return f.cat.is("cuda_sync") && f.tid.is_int() && f.tid.int_value >= 0 &&
-         f.args_stream.is_int() && f.args_stream.int_value == f.tid.int_value;
-}
 
 struct SliceView {
   std::string signature;
@@ -38,7 +32,8 @@ class InputSlices {
       if (!tokenizer_) {
         if (rank_index_ == ranks_.size()) return false;
         source_ = ranks_[rank_index_].input->open();
-        tokenizer_ = std::make_unique<TraceTokenizer>(*source_, ranks_[rank_index_].input->chunk_size());
+        tokenizer_ =
+            std::make_unique<TraceTokenizer>(*source_, ranks_[rank_index_].input->chunk_size());
       }
       const auto item = tokenizer_->next();
       if (item.kind == TraceTokenizer::Kind::kEnd) {
@@ -49,7 +44,7 @@ class InputSlices {
       }
       if (item.kind != TraceTokenizer::Kind::kEvent) continue;
       const EventFields& f = parser_.parse_in_place(item.text, {item.index, item.offset});
-      if (!is_measured(f)) continue;
+      if (!is_measured_slice(f)) continue;
       slice.pid = f.pid.int_value;
       slice.ts = f.ts.number;
       slice.dur = f.dur.number;
@@ -174,7 +169,7 @@ void check_output(const std::vector<VerifyRank>& ranks, const std::string& outpu
     const EventFields& f = parser.parse_in_place(item.text, {item.index, item.offset});
     if (f.cat.is("gpu_user_annotation")) checker.add_annotation(f, parser);
     if (f.cat.is("ac2g")) checker.add_flow(f, item.index);
-    if (!is_measured(f)) continue;
+    if (!is_measured_slice(f)) continue;
     const VerifyRank* rank = nullptr;
     if (!expected.next(want, rank))
       checker.fail("the output has more measured slices than the input");

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "index/index_pass.h"
 #include "json/event_parser.h"
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
@@ -11,10 +12,6 @@
 
 namespace tracecompact {
 namespace {
-
-bool is_thread_metadata(const EventFields& f) {
-  return f.ph.is("M") && (f.name.is("thread_name") || f.name.is("thread_sort_index"));
-}
 
 // Walks the slices and annotations of the index in step with the event stream.
 class PlanCursor {
@@ -116,8 +113,9 @@ class MergeSplicer {
       if (!stream_span.valid()) return false;
       add(FieldSpan{stream_span.at, stream_span.length, true}, integer_text(*edit.stream));
     }
-    std::sort(parts_, parts_ + count_,
-              [](const JsonOut::Replacement& a, const JsonOut::Replacement& b) { return a.at < b.at; });
+    std::sort(
+        parts_, parts_ + count_,
+        [](const JsonOut::Replacement& a, const JsonOut::Replacement& b) { return a.at < b.at; });
     out.raw_spliced(text, parts_, count_);
     return true;
   }
@@ -129,7 +127,9 @@ class MergeSplicer {
     used_ = static_cast<size_t>(end - digits_);
     return std::string_view(begin, static_cast<size_t>(end - begin));
   }
-  void add(const FieldSpan& span, std::string_view text) { parts_[count_++] = {span.at, span.length, text}; }
+  void add(const FieldSpan& span, std::string_view text) {
+    parts_[count_++] = {span.at, span.length, text};
+  }
 
   JsonOut::Replacement parts_[4];
   size_t count_ = 0;

@@ -3,8 +3,25 @@
 
 #include "plan/lane_packing.h"
 
-using tracecompact::Interval;
-using tracecompact::pack_sorted_intervals;
+namespace {
+
+struct Interval {
+  double start;
+  double end;
+};
+
+// The lane of each interval of a sorted list, as the plan places them.
+std::vector<uint32_t> pack_sorted_intervals(const std::vector<Interval>& intervals,
+                                            uint32_t& lane_count) {
+  tracecompact::LanePacker packer;
+  std::vector<uint32_t> lanes;
+  for (const auto& interval : intervals)
+    lanes.push_back(packer.place(interval.start, interval.end));
+  lane_count = packer.lane_count();
+  return lanes;
+}
+
+}  // namespace
 
 TEST_CASE("overlapping intervals open new lanes and disjoint ones reuse lane 0", "[packing]") {
   uint32_t count = 0;
