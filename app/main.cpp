@@ -1,5 +1,6 @@
 // tracecompact CLI: parses arguments, calls the library, prints the summary or
 // one error line. No logic of its own.
+#include <malloc.h>
 #include <cxxopts.hpp>
 
 #include <cerrno>
@@ -67,6 +68,11 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Process-wide allocator policy (the program's choice, not the library's): a
+  // fixed mmap threshold, so that the plan's large transient arrays go back to
+  // the system when freed. glibc's default raises the threshold after the first
+  // such free and keeps later ones in the heap (15 MB more peak RSS at 1 GB).
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   tracecompact::install_cleanup_signal_handlers();
   try {
     bool exit_now = false, timings = false;

@@ -51,8 +51,10 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer)
   state_->plan = std::make_unique<CompactionPlan>(state_->index);
   state_->outcome.counts = state_->plan->counts();
   state_->outcome.local_flows.pp_rank = single_trace_pp_rank(metadata);
-  state_->arrows = draw_pp_arrows(state_->plan->pp_annotations(), state_->plan->pp_lane_sets(),
-                                  false, kFirstPPFlowId);
+  PPAnnotationList pp_annotations;
+  state_->plan->append_pp_annotations(pp_annotations);
+  state_->arrows = draw_pp_arrows(std::move(pp_annotations), state_->plan->pp_lane_sets(), false,
+                                  kFirstPPFlowId);
   state_->outcome.local_flows.counts = state_->arrows.counts;
   if (timer_) timer_->mark("plan");
 }
@@ -78,7 +80,7 @@ SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
     outcome.flow_endpoints_mapped = stats.flow_endpoints_mapped;
     write_plan_events(plan, nullptr, out);
     write_pp_arrows(
-        arrows.arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, out);
+        arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, out);
     out.end_array();
   };
   out.start_object();

@@ -1,5 +1,7 @@
 #include "index/index_pass.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <unordered_set>
 
@@ -41,6 +43,8 @@ class IndexBuilder {
   void finish() {
     index_.int_pids.assign(pids_.begin(), pids_.end());
     std::sort(index_.int_pids.begin(), index_.int_pids.end());
+    identities_ = StringTable();
+    pids_ = {};
   }
 
   EventParser parser;
@@ -206,8 +210,9 @@ std::string_view lane_name_tail(std::string_view name) {
   return bar == std::string_view::npos ? name : name.substr(bar + 3);
 }
 
-TraceIndex build_index(const TraceInput& input) {
-  TraceIndex index;
+namespace {
+
+void index_events(const TraceInput& input, TraceIndex& index) {
   index.display_name = input.display_name();
   auto source = input.open();
   TraceTokenizer tokenizer(*source, input.chunk_size());
@@ -240,6 +245,16 @@ TraceIndex build_index(const TraceInput& input) {
   index.input_bytes = tokenizer.bytes_consumed();
   builder.finish();
   if (index.slices.empty()) fail_input("trace contains no GPU kernel/memcpy/memset slices");
+}
+
+}  // namespace
+
+TraceIndex build_index(const TraceInput& input) {
+  TraceIndex index;
+  index_events(input, index);
+  // Pass 1 freed many small allocations (identity texts, parser buffers); give
+  // their pages back rather than carry them through the plan, the peak of a run.
+  malloc_trim(0);
   return index;
 }
 

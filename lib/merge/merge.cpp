@@ -136,22 +136,22 @@ struct MergedArrows {
 
 MergedArrows draw_merged_arrows(const std::vector<Rank*>& pp_order) {
   MergedArrows merged;
-  std::vector<PPAnnotation> annotations;
+  PPAnnotationList annotations;
+  size_t total = 0;
+  for (const Rank* rank : pp_order) total += rank->plan->pp_annotation_count();
+  annotations.items.reserve(total);
   PPLaneSets lanes;
   for (const Rank* rank : pp_order) {
     for (const auto& [old_pid, new_pid] : rank->pid_map)
       merged.pp_rank_of_pid[new_pid] = rank->pp_rank;
-    for (PPAnnotation a : rank->plan->pp_annotations(rank->offset_us)) {
-      a.pid = rank->pid_map.at(a.pid);
-      annotations.push_back(a);
-    }
+    rank->plan->append_pp_annotations(annotations, rank->offset_us, &rank->pid_map);
     const PPLaneSets rank_lanes = rank->plan->pp_lane_sets();
     for (const auto& key : rank_lanes.main_compute)
       lanes.main_compute.insert({rank->pid_map.at(key.pid), key.tid});
     for (const auto& key : rank_lanes.unshard)
       lanes.unshard.insert({rank->pid_map.at(key.pid), key.tid});
   }
-  merged.result = draw_pp_arrows(annotations, lanes, true, kFirstPPFlowId);
+  merged.result = draw_pp_arrows(std::move(annotations), lanes, true, kFirstPPFlowId);
   return merged;
 }
 
@@ -265,7 +265,7 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
       write_process_metadata(*rank, out);
     }
     write_pp_arrows(
-        arrows.result.arrows, [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); }, out);
+        arrows.result, [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); }, out);
     out.end_array();
   };
   auto write_distributed_info = [&] {

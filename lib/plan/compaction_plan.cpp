@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -22,32 +27,60 @@ CompactionPlan::CompactionPlan(TraceIndex& index) : index_(index) {
   count();
 }
 
-// spec 3 and 4: pack each (pid, group) and hand out tids pid by pid, group by group.
+namespace {
+
+// Slice indexes in some order, in one malloc'd buffer (so that it can shrink in place).
+class SliceOrder {
+ public:
+  SliceOrder(uint32_t* data, size_t size) : data_(data), size_(size) {}
+  uint32_t operator[](size_t i) const { return data_.get()[i]; }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(uint32_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint32_t, Free> data_;
+  size_t size_;
+};
+
 // Sorts slice indexes by (bucket, start, tiebreak, index) through 16-byte keys:
-// compact keys keep the sort in cache and the transient memory at 16 bytes per
-// slice; the rare equal starts look the tie-break up in the records.
+// compact keys keep the sort in cache; the rare equal starts look the tie-break
+// up in the records. The keys are then compacted in place to the 4-byte indexes
+// and the buffer shrunk, so the transient cost is 16 bytes per slice, not 20.
 template <typename Bucket, typename Tiebreak>
-std::vector<uint32_t> sorted_slices(const ChunkedVector<SliceRecord>& slices, Bucket bucket,
-                                    Tiebreak tiebreak) {
+SliceOrder sorted_slices(const ChunkedVector<SliceRecord>& slices, Bucket bucket,
+                         Tiebreak tiebreak) {
   struct Key {
     uint32_t bucket;
     uint32_t slice;
     double start;
   };
-  std::vector<Key> keys(slices.size());
-  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {bucket(slices[i]), i, slices[i].ts};
-  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+  const size_t n = slices.size();
+  auto* keys = static_cast<Key*>(std::malloc(std::max<size_t>(n, 1) * sizeof(Key)));
+  if (!keys) throw std::bad_alloc();
+  for (uint32_t i = 0; i < n; ++i) keys[i] = {bucket(slices[i]), i, slices[i].ts};
+  std::sort(keys, keys + n, [&](const Key& a, const Key& b) {
     if (a.bucket != b.bucket) return a.bucket < b.bucket;
     if (a.start != b.start) return a.start < b.start;
     const double ta = tiebreak(slices[a.slice]), tb = tiebreak(slices[b.slice]);
     if (ta != tb) return ta < tb;
     return a.slice < b.slice;
   });
-  std::vector<uint32_t> order(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].slice;
-  return order;
+  // Index i lands in bytes [4i, 4i + 4), inside keys already read (keys[i / 4]).
+  auto* bytes = reinterpret_cast<unsigned char*>(keys);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t slice;
+    std::memcpy(&slice, bytes + i * sizeof(Key) + offsetof(Key, slice), sizeof slice);
+    std::memcpy(bytes + i * sizeof slice, &slice, sizeof slice);
+  }
+  void* shrunk = std::realloc(keys, std::max<size_t>(n, 1) * sizeof(uint32_t));
+  return SliceOrder(static_cast<uint32_t*>(shrunk ? shrunk : keys), n);
 }
 
+}  // namespace
+
+// spec 3 and 4: pack each (pid, group) and hand out tids pid by pid, group by group.
 void CompactionPlan::assign_lanes() {
   auto& slices = index_.slices;
   const auto& streams = index_.streams;
@@ -70,7 +103,7 @@ void CompactionPlan::assign_lanes() {
       stream_bucket[stream * kGroupCount + g] = static_cast<uint32_t>(it - pid_groups.begin());
     }
   pid_groups = {};
-  const std::vector<uint32_t> order = sorted_slices(
+  const SliceOrder order = sorted_slices(
       slices,
       [&](const SliceRecord& s) {
         return stream_bucket[s.stream * kGroupCount + static_cast<int>(s.group)];
@@ -234,7 +267,7 @@ void CompactionPlan::coalesce_annotations() {
 // spec 7: runs of kernels with the same args.name become lane-local spans.
 void CompactionPlan::build_spans() {
   const auto& slices = index_.slices;
-  const std::vector<uint32_t> order = sorted_slices(
+  const SliceOrder order = sorted_slices(
       slices, [](const SliceRecord& s) { return s.lane; },
       [](const SliceRecord& s) { return s.dur; });
   for (size_t begin = 0; begin < order.size();) {
@@ -311,28 +344,58 @@ void CompactionPlan::count() {
   counts_.cuda_graph_launches = launches;
 }
 
-std::vector<PPAnnotation> CompactionPlan::pp_annotations(double ts_offset) const {
-  std::vector<PPAnnotation> out;
-  std::vector<PPName> parsed_names(index_.annotation_names.size());
-  for (size_t n = 0; n < parsed_names.size(); ++n)
-    parsed_names[n] = parse_pp_name(index_.annotation_names[static_cast<uint32_t>(n)]);
+namespace {
+
+// Parses each name once; the ids of the PP ones in `out`, kNone for the others.
+std::vector<uint32_t> pp_name_ids(const StringTable& names, PPAnnotationList* out) {
+  std::vector<uint32_t> ids(names.size(), StringTable::kNone);
+  for (size_t n = 0; n < names.size(); ++n) {
+    const PPName name = parse_pp_name(names[static_cast<uint32_t>(n)]);
+    if (name.kind != PPName::Kind::kNone) ids[n] = out ? out->add_name(name) : 0;
+  }
+  return ids;
+}
+
+}  // namespace
+
+template <typename Visit>
+void CompactionPlan::visit_pp_annotations(const std::vector<uint32_t>& annotation_name_ids,
+                                          const std::vector<uint32_t>& region_name_ids,
+                                          Visit&& visit) const {
   for (size_t i = 0; i < outcomes_.size(); ++i) {
     const AnnotationRecord& a = index_.annotations[i];
     const AnnotationOutcome& o = outcomes_[i];
     const bool numeric = (a.flags & kTsNumeric) && (a.flags & kDurNumeric);
     if (o.fate != AnnotationFate::kKept || !(a.flags & kPhaseX) || !numeric ||
-        a.name == StringTable::kNone)
+        a.name == StringTable::kNone || annotation_name_ids[a.name] == StringTable::kNone)
       continue;
-    const PPName& name = parsed_names[a.name];
-    if (name.kind == PPName::Kind::kNone) continue;
-    out.push_back({a.pid, o.tid, o.ts + ts_offset, o.dur, name});
+    visit(StreamKey{a.pid, o.tid}, o.ts, o.dur, annotation_name_ids[a.name]);
   }
   for (const auto& span : spans_) {
-    const PPName name = parse_pp_name(index_.region_names[span.region]);
-    if (name.kind == PPName::Kind::kNone) continue;
-    out.push_back({span.pid, span.tid, span.start + ts_offset, span.end - span.start, name});
+    if (region_name_ids[span.region] == StringTable::kNone) continue;
+    visit(StreamKey{span.pid, span.tid}, span.start, span.end - span.start,
+          region_name_ids[span.region]);
   }
-  return out;
+}
+
+size_t CompactionPlan::pp_annotation_count() const {
+  size_t count = 0;
+  visit_pp_annotations(pp_name_ids(index_.annotation_names, nullptr),
+                       pp_name_ids(index_.region_names, nullptr),
+                       [&](StreamKey, double, double, uint32_t) { ++count; });
+  return count;
+}
+
+void CompactionPlan::append_pp_annotations(
+    PPAnnotationList& out, double ts_offset,
+    const std::unordered_map<int64_t, int64_t>* pid_map) const {
+  out.items.reserve(out.items.size() + pp_annotation_count());
+  visit_pp_annotations(pp_name_ids(index_.annotation_names, &out),
+                       pp_name_ids(index_.region_names, &out),
+                       [&](StreamKey track, double ts, double dur, uint32_t name) {
+                         if (pid_map) track.pid = pid_map->at(track.pid);
+                         out.add(ts + ts_offset, dur, out.add_track(track), name);
+                       });
 }
 
 PPLaneSets CompactionPlan::pp_lane_sets() const {

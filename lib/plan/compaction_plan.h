@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "index/trace_index.h"
@@ -74,9 +75,12 @@ class CompactionPlan {
   // last such slice in event order), if any.
   std::optional<int64_t> flow_lane_tid(StreamKey stream, double ts) const;
 
-  // The gpu_user_annotation "X" events of the final list, in list order, and the
-  // PP lane roles: what the PP arrow rules read.
-  std::vector<PPAnnotation> pp_annotations(double ts_offset = 0) const;
+  // The PP-named gpu_user_annotation "X" events of the final list (kernel spans
+  // last), in list order, and the PP lane roles: what the PP arrow rules read.
+  // Appends to `out`, shifted by `ts_offset`, pids mapped through `pid_map` if given.
+  void append_pp_annotations(PPAnnotationList& out, double ts_offset = 0,
+                             const std::unordered_map<int64_t, int64_t>* pid_map = nullptr) const;
+  size_t pp_annotation_count() const;
   PPLaneSets pp_lane_sets() const;
 
  private:
@@ -88,6 +92,9 @@ class CompactionPlan {
   void name_tracks();
   void count();
   size_t nearest_slice(uint32_t stream, double ts) const;
+  template <typename Visit>
+  void visit_pp_annotations(const std::vector<uint32_t>& annotation_name_ids,
+                            const std::vector<uint32_t>& region_name_ids, Visit&& visit) const;
 
   TraceIndex& index_;
   std::vector<Lane> lanes_;

@@ -24,34 +24,59 @@ bool parse_digits(std::string_view text, size_t& at, uint64_t& value) {
   return at > begin;
 }
 
-using BlockKey = std::tuple<uint64_t, PPOp, uint64_t>;  // (stage, op, microbatch)
-
-BlockKey key_of(const PPBlock& block) {
-  return {block.stage, block.op, block.microbatch.value_or(0)};
-}
+using BlockKey = std::tuple<uint64_t, PPOp, uint64_t>;          // (stage, op, microbatch)
+using FullKey = std::tuple<int64_t, uint64_t, PPOp, uint64_t>;  // (pid, stage, op, microbatch)
 
 bool is_compute(PPOp op) {
   return op == PPOp::kF || op == PPOp::kB;
 }
 
+enum TrackRole : uint8_t { kOnMainCompute = 1, kOnUnshard = 2 };
+
+// What the rules read of records that refer to the shared tables.
+class PPView {
+ public:
+  PPView(const PPTables& tables, const PPLaneSets& lanes) : tables_(tables) {
+    roles_.reserve(tables.tracks.size());
+    for (const StreamKey& track : tables.tracks)
+      roles_.push_back(static_cast<uint8_t>((lanes.main_compute.count(track) ? kOnMainCompute : 0) |
+                                            (lanes.unshard.count(track) ? kOnUnshard : 0)));
+  }
+
+  int64_t pid(uint32_t track) const { return tables_.tracks[track].pid; }
+  int64_t tid(uint32_t track) const { return tables_.tracks[track].tid; }
+  bool has_role(uint32_t track, TrackRole role) const { return roles_[track] & role; }
+  const PPName& name(uint32_t name) const { return tables_.names[name]; }
+
+  BlockKey key_of(const PPBlock& block) const {
+    const PPName& n = name(block.name);
+    return {n.stage, n.op, n.microbatch_if_any().value_or(0)};
+  }
+  FullKey full_key_of(const PPBlock& block) const {
+    const PPName& n = name(block.name);
+    return {pid(block.track), n.stage, n.op, n.microbatch_if_any().value_or(0)};
+  }
+  FullKey group_key_of(const PPAnnotation& a) const {
+    const PPName& n = name(a.name);
+    return {pid(a.track), n.stage, n.op, n.microbatch};
+  }
+
+ private:
+  const PPTables& tables_;
+  std::vector<uint8_t> roles_;
+};
+
 PPBlock block_from(const PPAnnotation& a) {
-  return PPBlock{a.name.stage,
-                 a.name.op,
-                 a.name.kind == PPName::Kind::kOperation
-                     ? std::optional<uint64_t>(a.name.microbatch)
-                     : std::nullopt,
-                 a.pid,
-                 a.tid,
-                 a.ts,
-                 a.ts + a.dur};
+  return PPBlock{a.ts, a.ts + a.dur, a.track, a.name};
 }
 
 // One block from overlapping annotations: the representative has the smallest (ts, tid).
-PPBlock merge_block(const std::vector<const PPAnnotation*>& members) {
+PPBlock merge_block(const std::vector<const PPAnnotation*>& members, const PPView& view) {
   const PPAnnotation* representative = members.front();
   double start = members.front()->ts, end = members.front()->ts + members.front()->dur;
   for (const PPAnnotation* m : members) {
-    if (std::make_pair(m->ts, m->tid) < std::make_pair(representative->ts, representative->tid))
+    if (std::make_pair(m->ts, view.tid(m->track)) <
+        std::make_pair(representative->ts, view.tid(representative->track)))
       representative = m;
     start = std::min(start, m->ts);
     end = std::max(end, m->ts + m->dur);
@@ -63,7 +88,7 @@ PPBlock merge_block(const std::vector<const PPAnnotation*>& members) {
 }
 
 // F/B annotations of one key: overlapping ones form one block, seen on the main compute track.
-void add_compute_blocks(std::vector<const PPAnnotation*> members, const PPLaneSets& lanes,
+void add_compute_blocks(std::vector<const PPAnnotation*>& members, const PPView& view,
                         std::vector<PPBlock>& blocks) {
   std::stable_sort(members.begin(), members.end(),
                    [](const PPAnnotation* a, const PPAnnotation* b) {
@@ -71,7 +96,7 @@ void add_compute_blocks(std::vector<const PPAnnotation*> members, const PPLaneSe
                    });
   std::vector<const PPAnnotation*> on_main;
   auto close_cluster = [&] {
-    if (!on_main.empty()) blocks.push_back(merge_block(on_main));
+    if (!on_main.empty()) blocks.push_back(merge_block(on_main, view));
     on_main.clear();
   };
   double cluster_end = -std::numeric_limits<double>::infinity();
@@ -80,31 +105,33 @@ void add_compute_blocks(std::vector<const PPAnnotation*> members, const PPLaneSe
     if (i > 0 && !(m->ts <= cluster_end)) close_cluster();
     cluster_end =
         i == 0 || !(m->ts <= cluster_end) ? m->ts + m->dur : std::max(cluster_end, m->ts + m->dur);
-    if (lanes.main_compute.count({m->pid, m->tid})) on_main.push_back(m);
+    if (view.has_role(m->track, kOnMainCompute)) on_main.push_back(m);
   }
   close_cluster();
 }
 
 // Blocks grouped by (pid, stage, op, microbatch), keys ascending.
 std::vector<PPBlock> operation_blocks(const std::vector<PPAnnotation>& annotations,
-                                      const PPLaneSets& lanes) {
-  std::vector<const PPAnnotation*> ops;
-  for (const auto& a : annotations)
-    if (a.name.kind == PPName::Kind::kOperation) ops.push_back(&a);
-  auto group_key = [](const PPAnnotation* a) {
-    return std::make_tuple(a->pid, a->name.stage, a->name.op, a->name.microbatch);
-  };
-  std::stable_sort(ops.begin(), ops.end(), [&](const PPAnnotation* a, const PPAnnotation* b) {
-    return group_key(a) < group_key(b);
+                                      const PPView& view) {
+  std::vector<uint32_t> ops;  // indices: half the size of pointers
+  for (uint32_t i = 0; i < annotations.size(); ++i)
+    if (view.name(annotations[i].name).kind == PPName::Kind::kOperation) ops.push_back(i);
+  std::stable_sort(ops.begin(), ops.end(), [&](uint32_t a, uint32_t b) {
+    return view.group_key_of(annotations[a]) < view.group_key_of(annotations[b]);
   });
   std::vector<PPBlock> blocks;
+  blocks.reserve(ops.size());  // at most one block per annotation: no regrowth
+  std::vector<const PPAnnotation*> members;
   for (size_t begin = 0; begin < ops.size();) {
+    const FullKey key = view.group_key_of(annotations[ops[begin]]);
     size_t end = begin;
-    while (end < ops.size() && group_key(ops[end]) == group_key(ops[begin])) ++end;
-    if (is_compute(ops[begin]->name.op)) {
-      add_compute_blocks({ops.begin() + begin, ops.begin() + end}, lanes, blocks);
+    while (end < ops.size() && view.group_key_of(annotations[ops[end]]) == key) ++end;
+    if (is_compute(std::get<2>(key))) {
+      members.clear();
+      for (size_t i = begin; i < end; ++i) members.push_back(&annotations[ops[i]]);
+      add_compute_blocks(members, view, blocks);
     } else {
-      for (size_t i = begin; i < end; ++i) blocks.push_back(block_from(*ops[i]));
+      for (size_t i = begin; i < end; ++i) blocks.push_back(block_from(annotations[ops[i]]));
     }
     begin = end;
   }
@@ -112,14 +139,16 @@ std::vector<PPBlock> operation_blocks(const std::vector<PPAnnotation>& annotatio
 }
 
 std::vector<PPBlock> unshard_blocks(const std::vector<PPAnnotation>& annotations,
-                                    const PPLaneSets& lanes) {
+                                    const PPView& view) {
   std::vector<PPBlock> blocks;
   for (const auto& a : annotations)
-    if (a.name.kind == PPName::Kind::kUnshard && lanes.unshard.count({a.pid, a.tid}))
+    if (view.name(a.name).kind == PPName::Kind::kUnshard && view.has_role(a.track, kOnUnshard))
       blocks.push_back(block_from(a));
-  std::stable_sort(blocks.begin(), blocks.end(), [](const PPBlock& a, const PPBlock& b) {
-    return std::make_tuple(a.pid, a.start, a.stage) < std::make_tuple(b.pid, b.start, b.stage);
-  });
+  auto order_key = [&](const PPBlock& b) {
+    return std::make_tuple(view.pid(b.track), b.start, view.name(b.name).stage);
+  };
+  std::stable_sort(blocks.begin(), blocks.end(),
+                   [&](const PPBlock& a, const PPBlock& b) { return order_key(a) < order_key(b); });
   return blocks;
 }
 
@@ -164,43 +193,38 @@ class ArrowDrawer {
     return {drawn, unmatched};
   }
 
-  std::vector<PPArrow> arrows;
+  ChunkedVector<PPArrow> arrows;
 
  private:
   uint64_t next_id_;
 };
 
-using FullKey = std::tuple<int64_t, uint64_t, PPOp, uint64_t>;  // (pid, stage, op, microbatch)
-
-FullKey full_key_of(const PPBlock& block) {
-  return {block.pid, block.stage, block.op, block.microbatch.value_or(0)};
-}
-
 // `blocks` are sorted by full key (operation_blocks builds them so); the
 // blocks of one key, in block order.
-std::vector<const PPBlock*> blocks_with_key(const std::vector<PPBlock>& blocks,
-                                            const FullKey& key) {
+std::vector<const PPBlock*> blocks_with_key(const std::vector<PPBlock>& blocks, const FullKey& key,
+                                            const PPView& view) {
   auto first =
       std::lower_bound(blocks.begin(), blocks.end(), key,
-                       [](const PPBlock& b, const FullKey& k) { return full_key_of(b) < k; });
+                       [&](const PPBlock& b, const FullKey& k) { return view.full_key_of(b) < k; });
   std::vector<const PPBlock*> out;
-  for (; first != blocks.end() && full_key_of(*first) == key; ++first) out.push_back(&*first);
+  for (; first != blocks.end() && view.full_key_of(*first) == key; ++first) out.push_back(&*first);
   return out;
 }
 
-void draw_send_recv(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
+void draw_send_recv(const std::vector<PPBlock>& blocks, const PPView& view, ArrowDrawer& drawer,
                     PPArrowCounts& counts) {
   // Cross-rank groups by (stage, op, microbatch), each in block order.
   std::vector<uint32_t> by_key(blocks.size());
   for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
-  std::stable_sort(by_key.begin(), by_key.end(),
-                   [&](uint32_t a, uint32_t b) { return key_of(blocks[a]) < key_of(blocks[b]); });
+  std::stable_sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) {
+    return view.key_of(blocks[a]) < view.key_of(blocks[b]);
+  });
   auto group_range = [&](const BlockKey& key) {
     return std::equal_range(by_key.begin(), by_key.end(), key, [&](const auto& x, const auto& y) {
       if constexpr (std::is_same_v<std::decay_t<decltype(x)>, uint32_t>)
-        return key_of(blocks[x]) < y;
+        return view.key_of(blocks[x]) < y;
       else
-        return x < key_of(blocks[y]);
+        return x < view.key_of(blocks[y]);
     });
   };
   auto members = [&](auto range) {
@@ -210,7 +234,7 @@ void draw_send_recv(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
   };
   std::set<BlockKey> looked_for;
   for (size_t begin = 0; begin < by_key.size();) {
-    const BlockKey key = key_of(blocks[by_key[begin]]);
+    const BlockKey key = view.key_of(blocks[by_key[begin]]);
     const auto range = group_range(key);
     begin = static_cast<size_t>(range.second - by_key.begin());
     const auto [stage, op, microbatch] = key;
@@ -229,17 +253,19 @@ void draw_send_recv(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
     counts.send_recv_pairs += drawn;
     counts.send_recv_unmatched += unmatched;
   }
-  for (const auto& block : blocks)
-    if ((block.op == PPOp::kRecvF || block.op == PPOp::kRecvB) && !looked_for.count(key_of(block)))
+  for (const auto& block : blocks) {
+    const PPOp op = view.name(block.name).op;
+    if ((op == PPOp::kRecvF || op == PPOp::kRecvB) && !looked_for.count(view.key_of(block)))
       ++counts.send_recv_unmatched;
+  }
 }
 
-void draw_compute_dependencies(const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
-                               PPArrowCounts& counts) {
+void draw_compute_dependencies(const std::vector<PPBlock>& blocks, const PPView& view,
+                               ArrowDrawer& drawer, PPArrowCounts& counts) {
   for (size_t begin = 0; begin < blocks.size();) {
-    const FullKey key = full_key_of(blocks[begin]);
+    const FullKey key = view.full_key_of(blocks[begin]);
     size_t end = begin;
-    while (end < blocks.size() && full_key_of(blocks[end]) == key) ++end;
+    while (end < blocks.size() && view.full_key_of(blocks[end]) == key) ++end;
     const auto [pid, stage, op, microbatch] = key;
     if (is_compute(op)) {
       std::vector<const PPBlock*> computes;
@@ -254,35 +280,39 @@ void draw_compute_dependencies(const std::vector<PPBlock>& blocks, ArrowDrawer& 
         counts.compute_pairs += drawn;
         counts.compute_unmatched += unmatched;
       };
-      pair_up(blocks_with_key(blocks, {pid, stage, recv_op, microbatch}), computes);
-      pair_up(computes, blocks_with_key(blocks, {pid, stage, send_op, microbatch}));
+      pair_up(blocks_with_key(blocks, {pid, stage, recv_op, microbatch}, view), computes);
+      pair_up(computes, blocks_with_key(blocks, {pid, stage, send_op, microbatch}, view));
     }
     begin = end;
   }
 }
 
 void draw_unshard_dependencies(const std::vector<PPBlock>& unshards,
-                               const std::vector<PPBlock>& blocks, ArrowDrawer& drawer,
-                               PPArrowCounts& counts) {
+                               const std::vector<PPBlock>& blocks, const PPView& view,
+                               ArrowDrawer& drawer, PPArrowCounts& counts) {
   // F/B blocks by (pid, stage), then (start, end), ties in block order.
   std::vector<uint32_t> computes;
   for (uint32_t i = 0; i < blocks.size(); ++i)
-    if (is_compute(blocks[i].op)) computes.push_back(i);
+    if (is_compute(view.name(blocks[i].name).op)) computes.push_back(i);
   auto order_key = [&](uint32_t i) {
-    return std::make_tuple(blocks[i].pid, blocks[i].stage, blocks[i].start, blocks[i].end);
+    return std::make_tuple(view.pid(blocks[i].track), view.name(blocks[i].name).stage,
+                           blocks[i].start, blocks[i].end);
   };
   std::stable_sort(computes.begin(), computes.end(),
                    [&](uint32_t a, uint32_t b) { return order_key(a) < order_key(b); });
   for (const auto& unshard : unshards) {
     // The first block of the unshard's (pid, stage) starting at or after it.
-    const auto target = std::make_tuple(unshard.pid, unshard.stage, unshard.start);
+    const int64_t pid = view.pid(unshard.track);
+    const uint64_t stage = view.name(unshard.name).stage;
+    const auto target = std::make_tuple(pid, stage, unshard.start);
     const auto it =
         std::lower_bound(computes.begin(), computes.end(), target, [&](uint32_t i, const auto& t) {
-          return std::make_tuple(blocks[i].pid, blocks[i].stage, blocks[i].start) < t;
+          return std::make_tuple(view.pid(blocks[i].track), view.name(blocks[i].name).stage,
+                                 blocks[i].start) < t;
         });
     const PPBlock* destination = nullptr;
-    if (it != computes.end() && blocks[*it].pid == unshard.pid &&
-        blocks[*it].stage == unshard.stage)
+    if (it != computes.end() && view.pid(blocks[*it].track) == pid &&
+        view.name(blocks[*it].name).stage == stage)
       destination = &blocks[*it];
     if (!destination) {
       ++counts.unshard_unmatched;
@@ -347,22 +377,36 @@ PPName parse_pp_name(std::string_view name) {
   return result;
 }
 
-std::string PPBlock::label() const {
+std::string PPName::label() const {
   std::string text = std::to_string(stage);
   text += pp_op_name(op);
-  if (microbatch) text += std::to_string(*microbatch);
+  if (const auto mb = microbatch_if_any()) text += std::to_string(*mb);
   return text;
 }
 
-PPArrowResult draw_pp_arrows(const std::vector<PPAnnotation>& annotations, const PPLaneSets& lanes,
-                             bool cross_rank, uint64_t first_flow_id) {
-  const std::vector<PPBlock> blocks = operation_blocks(annotations, lanes);
-  const std::vector<PPBlock> unshards = unshard_blocks(annotations, lanes);
-  ArrowDrawer drawer(first_flow_id);
+uint32_t PPAnnotationList::add_track(StreamKey track) {
+  auto [it, inserted] = track_ids_.try_emplace(track, static_cast<uint32_t>(tables.tracks.size()));
+  if (inserted) tables.tracks.push_back(track);
+  return it->second;
+}
+
+uint32_t PPAnnotationList::add_name(const PPName& name) {
+  tables.names.push_back(name);
+  return static_cast<uint32_t>(tables.names.size() - 1);
+}
+
+PPArrowResult draw_pp_arrows(PPAnnotationList annotations, const PPLaneSets& lanes, bool cross_rank,
+                             uint64_t first_flow_id) {
   PPArrowResult result;
-  if (cross_rank) draw_send_recv(blocks, drawer, result.counts);
-  draw_compute_dependencies(blocks, drawer, result.counts);
-  draw_unshard_dependencies(unshards, blocks, drawer, result.counts);
+  result.tables = std::move(annotations.tables);
+  const PPView view(result.tables, lanes);
+  const std::vector<PPBlock> blocks = operation_blocks(annotations.items, view);
+  const std::vector<PPBlock> unshards = unshard_blocks(annotations.items, view);
+  std::vector<PPAnnotation>().swap(annotations.items);  // the blocks are all that is needed now
+  ArrowDrawer drawer(first_flow_id);
+  if (cross_rank) draw_send_recv(blocks, view, drawer, result.counts);
+  draw_compute_dependencies(blocks, view, drawer, result.counts);
+  draw_unshard_dependencies(unshards, blocks, view, drawer, result.counts);
   result.arrows = std::move(drawer.arrows);
   return result;
 }

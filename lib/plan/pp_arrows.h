@@ -1,5 +1,9 @@
 // Pipeline-parallel arrows (spec 10 and the send->recv part of 11): PP blocks
 // are read from GPU annotations and paired into flow arrows.
+//
+// A large trace has hundreds of thousands of PP annotations, so they, their
+// blocks and the arrows are small records naming a track and a name in shared
+// tables (the memory goal is bytes per slice, and these sit on top of the index).
 #pragma once
 
 #include <cstdint>
@@ -7,9 +11,11 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "index/trace_index.h"
+#include "util/chunked_vector.h"
 
 namespace tracecompact {
 
@@ -19,31 +25,54 @@ std::string_view pp_op_name(PPOp op);
 
 struct PPName {
   enum class Kind : uint8_t { kNone, kOperation, kUnshard } kind = Kind::kNone;
-  uint64_t stage = 0;
   PPOp op = PPOp::kF;
+  uint64_t stage = 0;
   uint64_t microbatch = 0;
+  // Operations have a microbatch; UNSHARD has none.
+  std::optional<uint64_t> microbatch_if_any() const {
+    return kind == Kind::kOperation ? std::optional<uint64_t>(microbatch) : std::nullopt;
+  }
+  std::string label() const;  // "<stage><op>[<microbatch>]"
 };
 // Parses "PP:<stage><op><microbatch>" or "PP:<stage>UNSHARD" (ASCII digits only).
 PPName parse_pp_name(std::string_view name);
 
-// A gpu_user_annotation "X" event of the final event list, in list order.
+// Tracks and names the PP records refer to by index.
+struct PPTables {
+  std::vector<StreamKey> tracks;
+  std::vector<PPName> names;
+};
+
+// A PP-named gpu_user_annotation "X" event of the final event list (or a kernel
+// span), in list order.
 struct PPAnnotation {
-  int64_t pid;
-  int64_t tid;
   double ts;
   double dur;
-  PPName name;
+  uint32_t track;  // PPTables::tracks
+  uint32_t name;   // PPTables::names
+};
+
+// The PP annotations of one trace, or of all ranks of a merge.
+class PPAnnotationList {
+ public:
+  uint32_t add_track(StreamKey track);
+  uint32_t add_name(const PPName& name);  // no deduplication: callers map their own ids
+  void add(double ts, double dur, uint32_t track, uint32_t name) {
+    items.push_back({ts, dur, track, name});
+  }
+
+  std::vector<PPAnnotation> items;
+  PPTables tables;
+
+ private:
+  std::unordered_map<StreamKey, uint32_t, StreamKeyHash> track_ids_;
 };
 
 struct PPBlock {
-  uint64_t stage;
-  PPOp op;
-  std::optional<uint64_t> microbatch;
-  int64_t pid;
-  int64_t tid;
   double start;
   double end;
-  std::string label() const;
+  uint32_t track;
+  uint32_t name;
 };
 
 struct PPArrow {
@@ -66,14 +95,19 @@ struct PPLaneSets {
 };
 
 struct PPArrowResult {
-  std::vector<PPArrow> arrows;
+  ChunkedVector<PPArrow> arrows;  // grows without copies or doubled capacity
   PPArrowCounts counts;
+  PPTables tables;  // what the arrows' blocks refer to
+
+  const StreamKey& track(const PPBlock& block) const { return tables.tracks[block.track]; }
+  const PPName& name(const PPBlock& block) const { return tables.names[block.name]; }
 };
 
-// Draws arrows over `annotations`; with `cross_rank` the send->recv arrows come
-// first (merge mode). Flow ids count up from `first_flow_id`.
-PPArrowResult draw_pp_arrows(const std::vector<PPAnnotation>& annotations, const PPLaneSets& lanes,
-                             bool cross_rank, uint64_t first_flow_id);
+// Draws arrows over `annotations` (consumed: freed as soon as the blocks are
+// built); with `cross_rank` the send->recv arrows come first (merge mode).
+// Flow ids count up from `first_flow_id`.
+PPArrowResult draw_pp_arrows(PPAnnotationList annotations, const PPLaneSets& lanes, bool cross_rank,
+                             uint64_t first_flow_id);
 
 constexpr uint64_t kFirstPPFlowId = 1000000000000ull;
 

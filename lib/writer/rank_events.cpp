@@ -285,14 +285,18 @@ void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, JsonO
   for (const TrackName& track : plan.track_names()) write_thread_metadata(out, track, merge);
 }
 
-void write_pp_arrows(const std::vector<PPArrow>& arrows,
-                     const std::function<int64_t(int64_t)>& pp_rank_of, JsonOut& out) {
-  for (const PPArrow& arrow : arrows) {
-    const std::string name = arrow.source.label() + " -> " + arrow.destination.label();
-    const auto microbatch =
-        arrow.source.microbatch ? arrow.source.microbatch : arrow.destination.microbatch;
+void write_pp_arrows(const PPArrowResult& result, const std::function<int64_t(int64_t)>& pp_rank_of,
+                     JsonOut& out) {
+  for (const PPArrow& arrow : result.arrows) {
+    const PPName& source = result.name(arrow.source);
+    const PPName& destination = result.name(arrow.destination);
+    const StreamKey& source_track = result.track(arrow.source);
+    const StreamKey& destination_track = result.track(arrow.destination);
+    const std::string name = source.label() + " -> " + destination.label();
+    const auto source_microbatch = source.microbatch_if_any();
+    const auto microbatch = source_microbatch ? source_microbatch : destination.microbatch_if_any();
     for (const bool start : {true, false}) {
-      const PPBlock& end = start ? arrow.source : arrow.destination;
+      const StreamKey& end = start ? source_track : destination_track;
       out.start_object();
       out.key("name");
       out.string(name);
@@ -313,17 +317,17 @@ void write_pp_arrows(const std::vector<PPArrow>& arrows,
       out.key("args");
       out.start_object();
       out.key("source_pp_rank");
-      out.integer(pp_rank_of(arrow.source.pid));
+      out.integer(pp_rank_of(source_track.pid));
       out.key("destination_pp_rank");
-      out.integer(pp_rank_of(arrow.destination.pid));
+      out.integer(pp_rank_of(destination_track.pid));
       out.key("source_stage");
-      out.unsigned_integer(arrow.source.stage);
+      out.unsigned_integer(source.stage);
       out.key("destination_stage");
-      out.unsigned_integer(arrow.destination.stage);
+      out.unsigned_integer(destination.stage);
       out.key("source_operation");
-      out.string(pp_op_name(arrow.source.op));
+      out.string(pp_op_name(source.op));
       out.key("destination_operation");
-      out.string(pp_op_name(arrow.destination.op));
+      out.string(pp_op_name(destination.op));
       out.key("microbatch");
       if (microbatch)
         out.unsigned_integer(*microbatch);
