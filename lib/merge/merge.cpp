@@ -14,6 +14,7 @@
 #include "core/summary.h"
 #include "index/index_pass.h"
 #include "index/trace_metadata.h"
+#include "merge/parallel_pieces.h"
 #include "merge/rank_files.h"
 #include "plan/compaction_plan.h"
 #include "util/phase_timer.h"
@@ -40,6 +41,10 @@ struct Rank {
   uint64_t flow_endpoints_mapped = 0;
 };
 
+unsigned thread_count(unsigned requested) {  // 0: all cores
+  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+}
+
 // Pass 1 and planning of every rank, `threads` at a time; the first failure (in
 // file order) is reported, whatever the thread count.
 void index_ranks(std::vector<Rank>& ranks, unsigned threads) {
@@ -58,8 +63,7 @@ void index_ranks(std::vector<Rank>& ranks, unsigned threads) {
       }
     }
   };
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(ranks.size()));
+  threads = std::min<unsigned>(thread_count(threads), static_cast<unsigned>(ranks.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
@@ -246,13 +250,16 @@ void write_merge_summary(Writer& w, const std::vector<Rank>& ranks,
 }
 
 void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& pp_order,
-                           int64_t base_ns, const MergedArrows& arrows, ByteSink& sink) {
+                           int64_t base_ns, const MergedArrows& arrows, unsigned threads,
+                           ByteSink& sink) {
   const Rank& first = *pp_order.front();
   JsonOut out(sink);
   auto write_events = [&] {
     out.key("traceEvents");
     out.start_array();
-    for (Rank* rank : pp_order) {
+    // Ranks are rendered in parallel; the output keeps PP order.
+    render_array_pieces(pp_order.size(), threads, out, [&](size_t piece, JsonOut& piece_out) {
+      Rank* rank = pp_order[piece];
       FlowIdRenumberer flow_ids(static_cast<uint64_t>(rank->pp_rank + 1) * 1000000000ull);
       MergeEdit edit;
       edit.pid_map = &rank->pid_map;
@@ -260,10 +267,10 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
       edit.flow_ids = &flow_ids;
       edit.name_prefix = "PP rank " + std::to_string(rank->pp_rank) + " | ";
       rank->flow_endpoints_mapped =
-          write_rank_events(*rank->input, *rank->plan, &edit, out).flow_endpoints_mapped;
-      write_plan_events(*rank->plan, &edit, out);
-      write_process_metadata(*rank, out);
-    }
+          write_rank_events(*rank->input, *rank->plan, &edit, piece_out).flow_endpoints_mapped;
+      write_plan_events(*rank->plan, &edit, piece_out);
+      write_process_metadata(*rank, piece_out);
+    });
     write_pp_arrows(
         arrows.result, [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); }, out);
     out.end_array();
@@ -369,7 +376,8 @@ RunResult run_merge(const MergeRequest& request) {
   timer.mark("merged layout and arrows");
   {
     OutputFile file(request.output);
-    write_merged_document(ranks, pp_order, base_ns, arrows, file.sink());
+    write_merged_document(ranks, pp_order, base_ns, arrows, thread_count(request.threads),
+                          file.sink());
     file.commit();
   }
   timer.mark("pass 2 (write)");

@@ -33,6 +33,8 @@ class JsonOut {
     writer_.RawValue(json.data(), 0, rapidjson::kObjectType);
     stream_.write(json.data(), json.size());
   }
+  // The separator of a raw value whose text the caller then writes to stream().
+  void begin_raw_value() { writer_.RawValue("", 0, rapidjson::kObjectType); }
   // A raw value with some byte ranges replaced (sorted, not overlapping).
   struct Replacement {
     size_t at;

@@ -27,7 +27,7 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
 void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, JsonOut& out);
 
 // Writes two flow events per arrow (spec 10); `pp_rank_of` maps a pid to its PP rank.
-void write_pp_arrows(const PPArrowResult& arrows,
-                     const std::function<int64_t(int64_t)>& pp_rank_of, JsonOut& out);
+void write_pp_arrows(const PPArrowResult& arrows, const std::function<int64_t(int64_t)>& pp_rank_of,
+                     JsonOut& out);
 
 }  // namespace tracecompact

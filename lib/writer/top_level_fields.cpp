@@ -7,20 +7,28 @@
 namespace tracecompact {
 namespace {
 
-inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 size_t skip_space(std::string_view text, size_t i) {
   while (i < text.size() && is_space(text[i])) ++i;
   return i;
 }
 
-// Index just past the closing quote of the string starting at `i` (a quote).
+// Index just past the closing quote of the string starting at `i` (a quote):
+// memchr to each quote, which ends the string unless an odd run of backslashes
+// precedes it (names and categories are long; this runs for every merged event).
 size_t string_end(std::string_view text, size_t i) {
-  for (++i; i < text.size(); ++i) {
-    if (text[i] == '\\')
-      ++i;
-    else if (text[i] == '"')
-      return i + 1;
+  const size_t begin = i + 1;
+  for (size_t from = begin; from < text.size();) {
+    const void* found = std::memchr(text.data() + from, '"', text.size() - from);
+    if (!found) break;
+    const size_t quote = static_cast<size_t>(static_cast<const char*>(found) - text.data());
+    size_t backslashes = 0;
+    while (quote - backslashes > begin && text[quote - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return quote + 1;
+    from = quote + 1;
   }
   return text.size();
 }
@@ -50,11 +58,16 @@ bool locate_top_level_fields(std::string_view text, TopLevelFields& fields) {
     i = skip_space(text, i + 1);
     const size_t end = value_end(text, i);
     FieldSpan* slot = nullptr;
-    if (key == "pid") slot = &fields.pid;
-    else if (key == "tid") slot = &fields.tid;
-    else if (key == "ts") slot = &fields.ts;
-    else if (key == "ph") slot = &fields.ph;
-    else if (key == "id") slot = &fields.id;
+    if (key == "pid")
+      slot = &fields.pid;
+    else if (key == "tid")
+      slot = &fields.tid;
+    else if (key == "ts")
+      slot = &fields.ts;
+    else if (key == "ph")
+      slot = &fields.ph;
+    else if (key == "id")
+      slot = &fields.id;
     if (slot) {
       if (slot->found) return false;
       *slot = {i, end - i, true};
