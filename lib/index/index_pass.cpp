@@ -9,6 +9,7 @@
 #include "json/number_format.h"
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
+#include "util/hash128.h"
 
 namespace tracecompact {
 namespace {
@@ -33,7 +34,7 @@ class IndexBuilder {
     } else if (f.cat.is("gpu_user_annotation")) {
       add_annotation(f, event_index, named_launch);
     } else if (f.pid.is_int() && f.tid.is_int() && (f.cat.is("ac2g") || is_thread_metadata(f))) {
-      mark_attention(event_index);
+      index_.attention.mark(event_index);
     }
     if (f.ph.is("M") && f.name.is("thread_name") && f.pid.is_int() && f.tid.is_int() &&
         f.args_name.is_string())
@@ -43,7 +44,7 @@ class IndexBuilder {
   void finish() {
     index_.int_pids.assign(pids_.begin(), pids_.end());
     std::sort(index_.int_pids.begin(), index_.int_pids.end());
-    identities_ = StringTable();
+    number_identities();
     pids_ = {};
   }
 
@@ -96,15 +97,15 @@ class IndexBuilder {
   void add_slice(const EventFields& f, uint64_t event_index) {
     check_slice(f, event_index);
     SliceRecord slice{};
-    slice.event_index = static_cast<uint32_t>(event_index);
     slice.tid_span = span_of(f.tid.raw);
     slice.stream_span = span_of(f.args_stream.raw);
     slice.ts = f.ts.number;
     slice.dur = f.dur.number;
     slice.stream = stream_id({f.pid.int_value, f.tid.int_value});
-    slice.region = f.args_name.is_string() && !f.args_name.text.empty()
-                       ? index_.region_names.intern(f.args_name.text)
-                       : StringTable::kNone;
+    index_.slice_regions.push_back(f.args_name.is_string() && !f.args_name.text.empty()
+                                       ? index_.region_names.intern(f.args_name.text)
+                                       : StringTable::kNone);
+    index_.slice_events.mark(event_index);
     slice.group = classify_slice(f.cat.text, f.name.is_string() ? f.name.text : std::string_view());
     index_.slices.push_back(slice);
   }
@@ -132,8 +133,10 @@ class IndexBuilder {
         f.name.is_string() ? index_.annotation_names.intern(f.name.text) : StringTable::kNone;
     const bool coalescing_candidate =
         (flags & kPhaseX) && (flags & kTsNumeric) && (flags & kDurNumeric) && record.dur >= 0;
-    record.identity = coalescing_candidate ? identities_.intern(parser.annotation_identity())
-                                           : StringTable::kNone;
+    record.identity = StringTable::kNone;
+    if (coalescing_candidate)  // numbered by finish()
+      identity_hashes_.push_back({hash128(parser.annotation_identity()),
+                                  static_cast<uint32_t>(index_.annotations.size())});
     index_.annotations.push_back(record);
   }
 
@@ -155,17 +158,31 @@ class IndexBuilder {
     return it->second;
   }
 
-  void mark_attention(uint64_t event_index) {
-    const uint64_t word = event_index >> 6;
-    if (index_.attention.size() <= word) index_.attention.resize(word + 1 + word / 2, 0);
-    index_.attention[word] |= uint64_t{1} << (event_index & 63);
-  }
-
   TraceIndex& index_;
   std::unordered_set<int64_t> pids_;
   int64_t last_pid_ = 0;
-  // Identity texts are only compared while indexing; the records keep their ids.
-  StringTable identities_;
+  // Identities are compared by a 128-bit hash of their canonical text (see
+  // util/hash128.h): the texts themselves would cost more than the whole index.
+  struct IdentityHash {
+    Hash128 hash;
+    uint32_t annotation;
+  };
+  ChunkedVector<IdentityHash> identity_hashes_;
+
+  // Dense ids, equal for equal hashes: the plan sorts and compares 32-bit ids.
+  void number_identities() {
+    std::vector<IdentityHash> sorted;
+    sorted.reserve(identity_hashes_.size());
+    for (const IdentityHash& entry : identity_hashes_) sorted.push_back(entry);
+    identity_hashes_ = {};
+    std::sort(sorted.begin(), sorted.end(),
+              [](const IdentityHash& a, const IdentityHash& b) { return a.hash < b.hash; });
+    uint32_t id = 0;
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (i > 0 && sorted[i].hash != sorted[i - 1].hash) ++id;
+      index_.annotations[sorted[i].annotation].identity = id;
+    }
+  }
 };
 
 void add_top_level(TraceIndex& index, std::string_view key, std::string_view text,

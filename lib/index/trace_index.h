@@ -37,13 +37,13 @@ struct [[gnu::packed]] ValueSpan {
   bool valid() const { return length != 0; }
 };
 
-// A measured GPU slice (40 bytes: this is the per-slice cost of the index).
+// A measured GPU slice (32 bytes: this is the per-slice cost of the index). Its
+// event is marked in TraceIndex::slice_events; its args.name is kept apart, in
+// TraceIndex::slice_regions, as the plan no longer needs it once spans are built.
 struct SliceRecord {
-  double ts;   // start
-  double dur;  // end = ts + dur
-  uint32_t event_index;
+  double ts;          // start
+  double dur;         // end = ts + dur
   uint32_t stream;    // index into TraceIndex::streams (the old stream)
-  uint32_t region;    // args.name (non-empty string) in region_names, or kNone
   uint32_t lane = 0;  // set by the plan: index into the lane table
   ValueSpan tid_span;
   ValueSpan stream_span;
@@ -52,7 +52,24 @@ struct SliceRecord {
   double start() const { return ts; }
   double end() const { return ts + dur; }
 };
-static_assert(sizeof(SliceRecord) == 40, "the per-slice cost of the index");
+static_assert(sizeof(SliceRecord) == 32, "the per-slice cost of the index");
+
+// One bit per event.
+class EventBits {
+ public:
+  void mark(uint64_t event_index) {
+    const uint64_t word = event_index >> 6;
+    if (words_.size() <= word) words_.resize(word + 1 + word / 2, 0);
+    words_[word] |= uint64_t{1} << (event_index & 63);
+  }
+  bool test(uint64_t event_index) const {
+    const uint64_t word = event_index >> 6;
+    return word < words_.size() && (words_[word] >> (event_index & 63)) & 1;
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
 
 enum AnnotationFlags : uint8_t {
   kTsNumeric = 1,
@@ -100,6 +117,10 @@ struct TraceIndex {
   uint64_t input_bytes = 0;
 
   ChunkedVector<SliceRecord> slices;  // event order
+  EventBits slice_events;             // the events of `slices`
+  // Per slice: args.name (non-empty string) in region_names, or kNone. Released
+  // by the plan once the kernel-annotation spans are built.
+  ChunkedVector<uint32_t> slice_regions;
   std::vector<StreamKey> streams;
   std::unordered_map<StreamKey, uint32_t, StreamKeyHash> stream_ids;
   StringTable region_names;
@@ -110,7 +131,7 @@ struct TraceIndex {
   std::vector<LaneNameRecord> lane_names;
   // Events pass 2 must look at although they are neither slices nor annotations:
   // ac2g flows and thread metadata with integer pid/tid (one bit per event).
-  std::vector<uint64_t> attention;
+  EventBits attention;
 
   std::optional<int64_t> max_int_tid;
   std::vector<int64_t> int_pids;  // sorted, distinct
@@ -119,10 +140,7 @@ struct TraceIndex {
   // Event indexes are stored in 32 bits (4 billion events: a trace of ~1 TB).
   static constexpr uint64_t kMaxEvents = 0xFFFFFFFFull;
 
-  bool needs_attention(uint64_t event_index) const {
-    const uint64_t word = event_index >> 6;
-    return word < attention.size() && (attention[word] >> (event_index & 63)) & 1;
-  }
+  bool needs_attention(uint64_t event_index) const { return attention.test(event_index); }
   const TopLevelValue* find_top_level(std::string_view key) const {
     for (const auto& value : top_level)
       if (value.key == key) return &value;

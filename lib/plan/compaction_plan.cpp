@@ -13,6 +13,7 @@
 
 #include "index/index_pass.h"
 #include "plan/lane_packing.h"
+#include "plan/slice_order.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
@@ -26,59 +27,6 @@ CompactionPlan::CompactionPlan(TraceIndex& index) : index_(index) {
   name_tracks();
   count();
 }
-
-namespace {
-
-// Slice indexes in some order, in one malloc'd buffer (so that it can shrink in place).
-class SliceOrder {
- public:
-  SliceOrder(uint32_t* data, size_t size) : data_(data), size_(size) {}
-  uint32_t operator[](size_t i) const { return data_.get()[i]; }
-  size_t size() const { return size_; }
-
- private:
-  struct Free {
-    void operator()(uint32_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<uint32_t, Free> data_;
-  size_t size_;
-};
-
-// Sorts slice indexes by (bucket, start, tiebreak, index) through 16-byte keys:
-// compact keys keep the sort in cache; the rare equal starts look the tie-break
-// up in the records. The keys are then compacted in place to the 4-byte indexes
-// and the buffer shrunk, so the transient cost is 16 bytes per slice, not 20.
-template <typename Bucket, typename Tiebreak>
-SliceOrder sorted_slices(const ChunkedVector<SliceRecord>& slices, Bucket bucket,
-                         Tiebreak tiebreak) {
-  struct Key {
-    uint32_t bucket;
-    uint32_t slice;
-    double start;
-  };
-  const size_t n = slices.size();
-  auto* keys = static_cast<Key*>(std::malloc(std::max<size_t>(n, 1) * sizeof(Key)));
-  if (!keys) throw std::bad_alloc();
-  for (uint32_t i = 0; i < n; ++i) keys[i] = {bucket(slices[i]), i, slices[i].ts};
-  std::sort(keys, keys + n, [&](const Key& a, const Key& b) {
-    if (a.bucket != b.bucket) return a.bucket < b.bucket;
-    if (a.start != b.start) return a.start < b.start;
-    const double ta = tiebreak(slices[a.slice]), tb = tiebreak(slices[b.slice]);
-    if (ta != tb) return ta < tb;
-    return a.slice < b.slice;
-  });
-  // Index i lands in bytes [4i, 4i + 4), inside keys already read (keys[i / 4]).
-  auto* bytes = reinterpret_cast<unsigned char*>(keys);
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t slice;
-    std::memcpy(&slice, bytes + i * sizeof(Key) + offsetof(Key, slice), sizeof slice);
-    std::memcpy(bytes + i * sizeof slice, &slice, sizeof slice);
-  }
-  void* shrunk = std::realloc(keys, std::max<size_t>(n, 1) * sizeof(uint32_t));
-  return SliceOrder(static_cast<uint32_t*>(shrunk ? shrunk : keys), n);
-}
-
-}  // namespace
 
 // spec 3 and 4: pack each (pid, group) and hand out tids pid by pid, group by group.
 void CompactionPlan::assign_lanes() {
@@ -129,6 +77,7 @@ void CompactionPlan::assign_lanes() {
     next_tid += lane_count;
     begin = end;
   }
+  group_by_lane(order);
   // Annotation tracks: above every tid in use; lanes are already in (pid, tid) order.
   int64_t max_tid = lanes_.back().tid;
   if (index_.max_int_tid) max_tid = std::max(max_tid, *index_.max_int_tid);
@@ -136,20 +85,23 @@ void CompactionPlan::assign_lanes() {
     lanes_[i].annotation_tid = max_tid + 1000 + static_cast<int64_t>(i);
 }
 
+// Each lane's slices in packing order, which is (start, end, event order):
+// what build_spans walks, without a second sort of all slices.
+void CompactionPlan::group_by_lane(const SliceOrder& order) {
+  const auto& slices = index_.slices;
+  std::vector<uint32_t> lane_begin(lanes_.size() + 1, 0);
+  for (size_t k = 0; k < order.size(); ++k) ++lane_begin[slices[order[k]].lane + 1];
+  for (size_t lane = 1; lane < lane_begin.size(); ++lane) lane_begin[lane] += lane_begin[lane - 1];
+  by_lane_ = SliceOrder(order.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    by_lane_[lane_begin[slices[order[k]].lane]++] = order[k];
+}
+
 void CompactionPlan::index_streams() {
   const auto& slices = index_.slices;
-  struct Key {
-    uint32_t stream;
-    uint32_t slice;
-    double start;
-  };
-  std::vector<Key> keys(slices.size());
-  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = {slices[i].stream, i, slices[i].start()};
-  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-    return std::tie(a.stream, a.start, a.slice) < std::tie(b.stream, b.start, b.slice);
-  });
-  by_stream_.resize(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i) by_stream_[i] = keys[i].slice;
+  by_stream_ = sorted_slices(
+      slices, [](const SliceRecord& s) { return s.stream; },
+      [](const SliceRecord&) { return 0.0; });
   stream_begin_.assign(index_.streams.size() + 1, 0);
   for (const auto& slice : slices) ++stream_begin_[slice.stream + 1];
   for (size_t i = 1; i < stream_begin_.size(); ++i) stream_begin_[i] += stream_begin_[i - 1];
@@ -198,7 +150,7 @@ void CompactionPlan::map_annotations() {
   for (size_t i = 0; i < index_.annotations.size(); ++i) {
     const AnnotationRecord& a = index_.annotations[i];
     AnnotationOutcome& out = outcomes_[i];
-    out = {a.tid, a.ts, a.dur, AnnotationFate::kKept, false};
+    out = {a.tid, AnnotationFate::kKept, false};
     const auto stream = index_.stream_ids.find({a.pid, a.tid});
     if (stream == index_.stream_ids.end()) continue;
     if (a.flags & kMetadataShape) {
@@ -242,8 +194,9 @@ void CompactionPlan::coalesce_annotations() {
     }
     for (size_t k = begin; k < end; ++k)
       if (candidates[k] != keeper) outcomes_[candidates[k]].fate = AnnotationFate::kDropped;
-    outcomes_[keeper].ts = start;
-    outcomes_[keeper].dur = finish - start;
+    // The keeper's cluster is closed: nothing reads its input interval again.
+    index_.annotations[keeper].ts = start;
+    index_.annotations[keeper].dur = finish - start;
     outcomes_[keeper].retimed = true;
     counts_.gpu_annotations_coalesced += end - begin - 1;
   };
@@ -264,30 +217,43 @@ void CompactionPlan::coalesce_annotations() {
   if (!candidates.empty()) merge_cluster(cluster_begin, candidates.size());
 }
 
-// spec 7: runs of kernels with the same args.name become lane-local spans.
+// spec 7: runs of kernels with the same args.name become lane-local spans, in
+// (lane, start, dur, event order). by_lane_ is in (lane, start, end, event
+// order); the two differ only where equal starts have equal ends but different
+// durations (rounding), so runs of equal starts are re-sorted by (dur, index).
 void CompactionPlan::build_spans() {
   const auto& slices = index_.slices;
-  const SliceOrder order = sorted_slices(
-      slices, [](const SliceRecord& s) { return s.lane; },
-      [](const SliceRecord& s) { return s.dur; });
+  const auto& regions = index_.slice_regions;
+  SliceOrder& order = by_lane_;
   for (size_t begin = 0; begin < order.size();) {
-    const Lane& lane = lanes_[slices[order[begin]].lane];
+    size_t end = begin + 1;
+    while (end < order.size() && slices[order[end]].lane == slices[order[begin]].lane &&
+           slices[order[end]].ts == slices[order[begin]].ts)
+      ++end;
+    if (end - begin > 1)
+      std::sort(order.begin() + begin, order.begin() + end, [&](uint32_t a, uint32_t b) {
+        return std::make_pair(slices[a].dur, a) < std::make_pair(slices[b].dur, b);
+      });
+    begin = end;
+  }
+  for (size_t begin = 0; begin < order.size();) {
+    const uint32_t lane = slices[order[begin]].lane;
     size_t end = begin;
-    while (end < order.size() && slices[order[end]].lane == slices[order[begin]].lane) ++end;
+    while (end < order.size() && slices[order[end]].lane == lane) ++end;
     uint32_t current = StringTable::kNone;
     double run_start = 0, run_end = 0;
     auto close_run = [&] {
-      if (current != StringTable::kNone)
-        spans_.push_back({current, lane.pid, lane.annotation_tid, run_start, run_end});
+      if (current != StringTable::kNone) spans_.push_back({current, lane, run_start, run_end});
     };
     for (size_t k = begin; k < end; ++k) {
       const SliceRecord& s = slices[order[k]];
-      if (s.region != current) {
+      const uint32_t region = regions[order[k]];
+      if (region != current) {
         close_run();
-        current = s.region;
+        current = region;
         run_start = s.start();
       }
-      if (s.region != StringTable::kNone) {
+      if (region != StringTable::kNone) {
         ++counts_.kernel_annotations_converted;
         run_end = s.end();
       }
@@ -296,6 +262,8 @@ void CompactionPlan::build_spans() {
     begin = end;
   }
   counts_.kernel_annotation_blocks = spans_.size();
+  by_lane_ = {};
+  index_.slice_regions = {};  // nothing reads args.name of a slice after this
 }
 
 // spec 8: names and sort order for every lane and its used annotation track.
@@ -312,7 +280,7 @@ void CompactionPlan::name_tracks() {
   for (size_t i = 0; i < outcomes_.size(); ++i)
     if (outcomes_[i].fate == AnnotationFate::kKept)
       mark(index_.annotations[i].pid, outcomes_[i].tid);
-  for (const auto& span : spans_) mark(span.pid, span.tid);
+  for (const auto& span : spans_) mark(span_pid(span), span_tid(span));
   uint64_t sort_index = 0;
   for (const Lane& lane : lanes_) {
     std::string label(group_label(lane.group));
@@ -369,11 +337,11 @@ void CompactionPlan::visit_pp_annotations(const std::vector<uint32_t>& annotatio
     if (o.fate != AnnotationFate::kKept || !(a.flags & kPhaseX) || !numeric ||
         a.name == StringTable::kNone || annotation_name_ids[a.name] == StringTable::kNone)
       continue;
-    visit(StreamKey{a.pid, o.tid}, o.ts, o.dur, annotation_name_ids[a.name]);
+    visit(StreamKey{a.pid, o.tid}, a.ts, a.dur, annotation_name_ids[a.name]);
   }
   for (const auto& span : spans_) {
     if (region_name_ids[span.region] == StringTable::kNone) continue;
-    visit(StreamKey{span.pid, span.tid}, span.start, span.end - span.start,
+    visit(StreamKey{span_pid(span), span_tid(span)}, span.start, span.end - span.start,
           region_name_ids[span.region]);
   }
 }

@@ -12,6 +12,7 @@
 
 #include "index/trace_index.h"
 #include "plan/pp_arrows.h"
+#include "plan/slice_order.h"
 
 namespace tracecompact {
 
@@ -24,10 +25,9 @@ struct Lane {
   int64_t annotation_tid;     // the annotation track drawn above it
 };
 
-struct Span {       // spec 7: a run of kernels carrying the same args.name
+struct Span {       // spec 7: a run of kernels carrying the same args.name (24 bytes)
   uint32_t region;  // TraceIndex::region_names
-  int64_t pid;
-  int64_t tid;
+  uint32_t lane;    // drawn on the lane's annotation track
   double start;
   double end;
 };
@@ -41,12 +41,10 @@ struct TrackName {  // spec 8: one thread_name + thread_sort_index pair
 
 enum class AnnotationFate : uint8_t { kKept, kDropped };
 
-struct AnnotationOutcome {
-  int64_t tid;  // final tid
-  double ts;    // final interval (differs from the input when `retimed`)
-  double dur;
+struct AnnotationOutcome {  // 16 bytes
+  int64_t tid;              // final tid
   AnnotationFate fate;
-  bool retimed;  // coalesced: ts/dur rewritten as floats
+  bool retimed;  // coalesced: the record's ts/dur now hold the merged interval, written as floats
 };
 
 struct CompactionCounts {
@@ -59,7 +57,7 @@ struct CompactionCounts {
 
 class CompactionPlan {
  public:
-  // Sets each slice's lane in `index`.
+  // Sets each slice's lane in `index`, and the merged interval of coalesced annotations.
   explicit CompactionPlan(TraceIndex& index);
 
   const TraceIndex& index() const { return index_; }
@@ -70,6 +68,8 @@ class CompactionPlan {
   const CompactionCounts& counts() const { return counts_; }
 
   int64_t lane_tid_of_slice(size_t slice) const { return lanes_[index_.slices[slice].lane].tid; }
+  int64_t span_pid(const Span& span) const { return lanes_[span.lane].pid; }
+  int64_t span_tid(const Span& span) const { return lanes_[span.lane].annotation_tid; }
   bool is_old_stream(StreamKey key) const { return index_.stream_ids.count(key) > 0; }
   // spec 5: the lane of the slice on `stream` that starts exactly at `ts` (the
   // last such slice in event order), if any.
@@ -85,6 +85,7 @@ class CompactionPlan {
 
  private:
   void assign_lanes();
+  void group_by_lane(const SliceOrder& order);
   void index_streams();
   void map_annotations();
   void coalesce_annotations();
@@ -98,7 +99,8 @@ class CompactionPlan {
 
   TraceIndex& index_;
   std::vector<Lane> lanes_;
-  std::vector<uint32_t> by_stream_;     // slice indices sorted by (stream, start, event order)
+  SliceOrder by_lane_;                  // slice indices by lane, until the spans are built
+  SliceOrder by_stream_;                // slice indices sorted by (stream, start, event order)
   std::vector<uint32_t> stream_begin_;  // range of each stream in by_stream_
   std::vector<AnnotationOutcome> outcomes_;
   ChunkedVector<Span> spans_;

@@ -10,7 +10,7 @@
 #include "json/event_parser.h"
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
-#include "util/string_table.h"
+#include "util/hash128.h"
 
 namespace tracecompact {
 namespace {
@@ -67,7 +67,7 @@ struct TrackInterval {
   double start, end;
 };
 struct IdenticalInterval {
-  uint32_t identity;
+  Hash128 identity;
   int64_t pid, tid;
   double start, end;
 };
@@ -96,7 +96,7 @@ class OutputChecker {
     // Spans built from kernel names carry empty args and are not coalesced, so
     // one may overlap an identical projected annotation: only the others are checked.
     if (f.args_empty) return;
-    const uint32_t identity = identities_.intern(parser.annotation_identity());
+    const Hash128 identity = hash128(parser.annotation_identity());  // as pass 1 compares them
     annotations_.push_back(
         {identity, f.pid.int_value, f.tid.int_value, f.ts.number, f.ts.number + f.dur.number});
   }
@@ -150,7 +150,6 @@ class OutputChecker {
   std::vector<TrackInterval> starts_;  // output starts, where flows must land
   std::vector<IdenticalInterval> annotations_;
   std::vector<FlowEnd> flows_;
-  StringTable identities_;
 };
 
 void check_output(const std::vector<VerifyRank>& ranks, const std::string& output_path) {

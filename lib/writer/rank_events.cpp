@@ -19,8 +19,7 @@ class PlanCursor {
   explicit PlanCursor(const CompactionPlan& plan) : plan_(plan) {}
 
   bool at_slice(uint64_t event_index) const {
-    return slice_ < plan_.index().slices.size() &&
-           plan_.index().slices[slice_].event_index == event_index;
+    return slice_ < plan_.index().slices.size() && plan_.index().slice_events.test(event_index);
   }
   bool at_annotation(uint64_t event_index) const {
     return annotation_ < plan_.index().annotations.size() &&
@@ -175,8 +174,8 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
       const AnnotationRecord& record = index.annotations[a];
       if (outcome.tid != record.tid) edit.tid = outcome.tid;
       if (outcome.retimed) {
-        edit.ts = outcome.ts;
-        edit.dur = outcome.dur;
+        edit.ts = record.ts;  // the merged interval (set by the plan)
+        edit.dur = record.dur;
       }
       if (!merge && edit.tid && !edit.ts && record.tid_span.valid()) {
         IntegerSplice tid;
@@ -270,9 +269,9 @@ void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, JsonO
     out.key("ph");
     out.string("X");
     out.key("pid");
-    out.integer(merged_pid(merge, span.pid));
+    out.integer(merged_pid(merge, plan.span_pid(span)));
     out.key("tid");
-    out.integer(span.tid);
+    out.integer(plan.span_tid(span));
     out.key("ts");
     write_time(out, span.start + offset);
     out.key("dur");

@@ -135,6 +135,21 @@ TEST_CASE("per-kernel names become spans and an unnamed kernel cuts the run", "[
   CHECK(std::string(events[0]["args"]["name"].GetString()) == "PP:0F0");
 }
 
+TEST_CASE("spans order equal starts by duration even where the ends round equal", "[spans]") {
+  // At ts 1e9 a duration of 1e-9 is below half an ulp: both kernels end at 1e9,
+  // share a lane (zero length), and pack in event order, but spans walk the lane
+  // by (start, dur): the zero-length "b" comes first.
+  const auto c = compact(trace({
+      kernel(0, 1, "1000000000", "1e-9", "k", ",\"name\":\"a\""),
+      kernel(0, 1, "1000000000", "0", "k", ",\"name\":\"b\""),
+  }));
+  REQUIRE(c.summary["compacted_lanes"].GetInt() == 1);
+  REQUIRE(c.summary["kernel_annotation_blocks"].GetInt() == 2);
+  const auto& events = c.events();
+  CHECK(std::string(events[2]["name"].GetString()) == "b");
+  CHECK(std::string(events[3]["name"].GetString()) == "a");
+}
+
 TEST_CASE("flows land on the last slice starting at their ts", "[flows]") {
   const auto c = compact(trace({
       kernel(0, 1, "5", "10"),
