@@ -56,9 +56,11 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
   }
   plain_ = std::make_unique<FdSink>(fd_, display_name_);
   if (spec.gzip) gzip_ = std::make_unique<GzipSink>(*plain_, spec.gzip_level);
+  behind_ = std::make_unique<WriteBehindSink>(gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_);
 }
 
 OutputFile::~OutputFile() {
+  behind_.reset();  // the writer thread stops before its descriptor is closed
   if (direct_fd_) ::close(fd_);
   if (!temp_path_.empty()) {
     if (fd_ >= 0) ::close(fd_);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sink/byte_sink.h"
+#include "sink/write_behind_sink.h"
 
 namespace tracecompact {
 
@@ -25,7 +26,8 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  ByteSink& sink() { return gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_; }
+  // Deflating and writing happen on a writer thread behind this sink.
+  ByteSink& sink() { return *behind_; }
   // Flushes and renames the temporary file onto the target.
   void commit();
   const std::string& display_name() const { return display_name_; }
@@ -37,6 +39,7 @@ class OutputFile {
   int fd_ = -1;
   std::unique_ptr<FdSink> plain_;
   std::unique_ptr<GzipSink> gzip_;
+  std::unique_ptr<WriteBehindSink> behind_;  // over gzip_ or plain_
   bool committed_ = false;
   bool direct_fd_ = false;  // fd_ is ours to close, but there is no file to rename
   std::vector<std::filesystem::path> created_folders_;

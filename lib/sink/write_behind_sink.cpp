@@ -1,0 +1,87 @@
+#include "sink/write_behind_sink.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tracecompact {
+
+WriteBehindSink::WriteBehindSink(ByteSink& inner, size_t block_size, size_t depth)
+    : inner_(inner), blocks_(depth < 2 ? 2 : depth) {
+  for (auto& block : blocks_) block.bytes.resize(block_size);
+  thread_ = std::thread([this] { consume(); });
+}
+
+WriteBehindSink::~WriteBehindSink() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void WriteBehindSink::write(const char* data, size_t size) {
+  while (size > 0) {
+    Block& block = blocks_[submitted_ % blocks_.size()];
+    const size_t take = std::min(size, block.bytes.size() - block.size);
+    std::memcpy(block.bytes.data() + block.size, data, take);
+    block.size += take;
+    data += take;
+    size -= take;
+    if (block.size == block.bytes.size()) submit_current();
+  }
+}
+
+// The caller owns block submitted_ % depth while filling it; submitting waits
+// until the writer has freed the next one.
+void WriteBehindSink::submit_current() {
+  std::unique_lock lock(mutex_);
+  if (error_) std::rethrow_exception(error_);
+  ++submitted_;
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return submitted_ - written_ < blocks_.size() || error_; });
+  if (error_) std::rethrow_exception(error_);
+  blocks_[submitted_ % blocks_.size()].size = 0;
+}
+
+void WriteBehindSink::finish() {
+  if (blocks_[submitted_ % blocks_.size()].size > 0) submit_current();
+  {
+    std::unique_lock lock(mutex_);
+    closing_ = true;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return written_ == submitted_ || error_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+  inner_.finish();  // the writer is idle: the caller may use the inner sink now
+}
+
+void WriteBehindSink::consume() {
+  for (;;) {
+    size_t index;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return stopping_ || written_ < submitted_ || closing_; });
+      if (stopping_ || written_ == submitted_) {
+        if (stopping_ || closing_) return;
+        continue;
+      }
+      index = written_ % blocks_.size();
+    }
+    try {
+      inner_.write(blocks_[index].bytes.data(), blocks_[index].size);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      error_ = std::current_exception();
+      changed_.notify_all();
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      ++written_;
+    }
+    changed_.notify_all();
+  }
+}
+
+}  // namespace tracecompact

@@ -1,0 +1,49 @@
+// Writes (and deflates) behind the caller on a second thread, the output side
+// of PrefetchSource: the caller fills blocks, a writer thread hands them to the
+// inner sink (gzip, a file), so that compression and the kernel's page-cache
+// work overlap with rendering. A writer error is rethrown to the caller at its
+// next write() or at finish().
+#pragma once
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "sink/byte_sink.h"
+
+namespace tracecompact {
+
+class WriteBehindSink final : public ByteSink {
+ public:
+  explicit WriteBehindSink(ByteSink& inner, size_t block_size = size_t{1} << 20, size_t depth = 4);
+  ~WriteBehindSink() override;  // without finish(): stops the writer, dropping pending blocks
+  WriteBehindSink(const WriteBehindSink&) = delete;
+  WriteBehindSink& operator=(const WriteBehindSink&) = delete;
+
+  void write(const char* data, size_t size) override;
+  // Writes every pending block, then finishes the inner sink.
+  void finish() override;
+
+ private:
+  struct Block {
+    std::vector<char> bytes;
+    size_t size = 0;
+  };
+  void submit_current();  // hands the caller's block to the writer
+  void consume();         // the writer thread
+
+  ByteSink& inner_;
+  std::vector<Block> blocks_;  // a ring: [written_, submitted_) wait for the writer
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t submitted_ = 0;  // blocks handed to the writer (caller side)
+  size_t written_ = 0;    // blocks the writer has finished with
+  bool closing_ = false;  // no more blocks will come
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+}  // namespace tracecompact
