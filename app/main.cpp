@@ -26,7 +26,9 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
                                      "merge rank<N>_trace.json[.gz] of a folder into one timeline")(
       "ranks", "with --merge-pp-ranks: only these ranks, e.g. 0,4 or 0-8",
       cxxopts::value<std::string>())(
-      "threads", "with --merge-pp-ranks: ranks read in parallel (default: all cores)",
+      "threads",
+      "threads that parse events (with --merge-pp-ranks: ranks handled at once); "
+      "1 = no parser threads (default: all cores)",
       cxxopts::value<unsigned>()->default_value("0"))("overwrite", "replace an existing output")(
       "verify", "re-read the output and check it against the input")(
       "gzip", "gzip the output written to stdout (files: by a .gz name)")(

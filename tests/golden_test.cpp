@@ -75,10 +75,9 @@ TEST_CASE("golden cases match the reference output and summary", "[golden]") {
   }
 }
 
-TEST_CASE("merge output is byte-identical for any thread count", "[golden][merge]") {
+TEST_CASE("output is byte-identical for any thread count", "[golden]") {
   testsupport::TempDir dir;
   for (const auto& c : golden_cases()) {
-    if (!c.merge) continue;
     SECTION(c.name) {
       run_case(c, dir.path("one.json"), 1);
       run_case(c, dir.path("four.json"), 4);

@@ -66,7 +66,7 @@ RunResult run_single(const Options& options) {
   }
   PhaseTimer timer;
   const TraceInput input = TraceInput::open_path(options.input);
-  SingleTraceJob job(input, &timer);
+  SingleTraceJob job(input, &timer, options.threads);
   SingleTraceOutcome outcome;
   {
     OutputFile file(output_spec(options, output));

@@ -43,9 +43,11 @@ struct SingleTraceJob::State {
   SingleTraceOutcome outcome;
 };
 
-SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer)
+SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsigned threads)
     : input_(input), state_(std::make_unique<State>()), timer_(timer) {
-  state_->index = build_index(input);
+  // One thread: the caller parses; otherwise that many parser threads.
+  const unsigned parser_threads = threads == 0 ? kAutoParserThreads : threads == 1 ? 0 : threads;
+  state_->index = build_index(input, parser_threads);
   if (timer_) timer_->mark("pass 1 (index)");
   const TraceMetadata metadata = read_trace_metadata(state_->index);
   state_->plan = std::make_unique<CompactionPlan>(state_->index);

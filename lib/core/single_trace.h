@@ -23,7 +23,9 @@ struct SingleTraceOutcome {
 // file, no folder) before pass 1 has accepted the input.
 class SingleTraceJob {
  public:
-  explicit SingleTraceJob(const TraceInput& input, PhaseTimer* timer = nullptr);  // pass 1, plan
+  // Pass 1 (events parsed on `threads` threads, 0 = all cores) and the plan.
+  explicit SingleTraceJob(const TraceInput& input, PhaseTimer* timer = nullptr,
+                          unsigned threads = 0);
   ~SingleTraceJob();
   SingleTraceOutcome write(ByteSink& sink);  // pass 2; the caller finishes the sink
 

@@ -3,8 +3,10 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <thread>
 #include <unordered_set>
 
+#include "index/event_batches.h"
 #include "json/event_parser.h"
 #include "json/number_format.h"
 #include "tokenizer/trace_tokenizer.h"
@@ -14,31 +16,53 @@
 namespace tracecompact {
 namespace {
 
+// Builds the index from digests, in event order, on one thread.
 class IndexBuilder {
  public:
   explicit IndexBuilder(TraceIndex& index) : index_(index) {}
 
-  void add_event(const EventFields& f, uint64_t event_index) {
-    if (f.tid.is_int())
-      index_.max_int_tid = std::max(index_.max_int_tid.value_or(f.tid.int_value), f.tid.int_value);
-    if (f.pid.is_int() && (pids_.empty() || f.pid.int_value != last_pid_)) {
-      pids_.insert(f.pid.int_value);  // most events repeat the previous pid
-      last_pid_ = f.pid.int_value;
+  void add(const EventDigest& d, const std::string& arena, uint64_t event_index) {
+    if (d.has_int_tid) index_.max_int_tid = std::max(index_.max_int_tid.value_or(d.tid), d.tid);
+    if (d.has_int_pid && (pids_.empty() || d.pid != last_pid_)) {
+      pids_.insert(d.pid);  // most events repeat the previous pid
+      last_pid_ = d.pid;
     }
-    const bool named_launch = f.name.is("cudaGraphLaunch");
-    if (named_launch) ++index_.graph_launches;
-    check_metadata_args(f, event_index);
+    if (d.named_launch) ++index_.graph_launches;
+    const std::string_view text(arena.data() + d.text_at, d.text_length);
+    switch (d.kind) {
+      case EventDigest::kSlice: {
+        SliceRecord slice = d.slice;
+        slice.stream = stream_id({d.pid, d.tid});
+        index_.slice_regions.push_back(d.has_text ? index_.region_names.intern(text)
+                                                  : StringTable::kNone);
+        index_.slice_events.mark(event_index);
+        index_.slices.push_back(slice);
+        break;
+      }
+      case EventDigest::kAnnotation: {
+        AnnotationRecord record = d.annotation;
+        record.name = d.has_text ? index_.annotation_names.intern(text) : StringTable::kNone;
+        record.identity = StringTable::kNone;
+        if (d.has_identity)  // numbered by finish()
+          identity_hashes_.push_back(
+              {d.identity, static_cast<uint32_t>(index_.annotations.size())});
+        index_.annotations.push_back(record);
+        break;
+      }
+      case EventDigest::kAttention:
+        index_.attention.mark(event_index);
+        break;
+      case EventDigest::kOther:
+        break;
+    }
+    if (d.lane_role) index_.lane_names.push_back({d.pid, d.tid, d.lane_role});
+  }
 
-    if (is_measured_slice(f)) {
-      add_slice(f, event_index);
-    } else if (f.cat.is("gpu_user_annotation")) {
-      add_annotation(f, event_index, named_launch);
-    } else if (f.pid.is_int() && f.tid.is_int() && (f.cat.is("ac2g") || is_thread_metadata(f))) {
-      index_.attention.mark(event_index);
-    }
-    if (f.ph.is("M") && f.name.is("thread_name") && f.pid.is_int() && f.tid.is_int() &&
-        f.args_name.is_string())
-      add_lane_name(f);
+  // Adds a digested batch; rethrows its failure after the events before it.
+  void add(const EventBatch& batch) {
+    for (size_t i = 0; i < batch.digests.size(); ++i)
+      add(batch.digests[i], batch.arena, batch.slots[i].index);
+    if (batch.error) std::rethrow_exception(batch.error);
   }
 
   void finish() {
@@ -48,109 +72,7 @@ class IndexBuilder {
     pids_ = {};
   }
 
-  EventParser parser;
-
  private:
-  static std::string slice_field_error(uint64_t index, const char* field, const char* expected,
-                                       const JsonScalar& value) {
-    std::string found = json_kind_name(value.kind);
-    if (value.is_number()) {
-      const bool integer = is_integer_token(value.raw);
-      found = (integer ? "the integer " : "the number ") + std::string(value.raw);
-      if (integer && std::string_view(expected) == "an integer") found += " (beyond 64 bits)";
-    }
-    return "GPU slice " + std::to_string(index) + " has " + field + " that is " + found +
-           "; expected " + expected;
-  }
-
-  void check_metadata_args(const EventFields& f, uint64_t event_index) {
-    if (f.ph.is("M") && (f.name.is("thread_name") || f.name.is("process_name")) &&
-        f.args_kind != JsonKind::kAbsent && f.args_kind != JsonKind::kObject)
-      fail_input("metadata event " + std::to_string(event_index) + " (" + std::string(f.name.text) +
-                 ") has args that is " + json_kind_name(f.args_kind) + "; expected an object");
-  }
-
-  // spec 1 checks; messages are only built when a check fails.
-  void check_slice(const EventFields& f, uint64_t event_index) {
-    auto prefix = [&] { return "GPU slice " + std::to_string(event_index); };
-    if (f.args_kind != JsonKind::kAbsent && f.args_kind != JsonKind::kObject)
-      fail_input(prefix() + " has args that is " + json_kind_name(f.args_kind) +
-                 "; expected an object");
-    if (!f.pid.present_not_null() || !f.tid.present_not_null() || !f.ts.present_not_null() ||
-        !f.dur.present_not_null() || !f.args_stream.present_not_null())
-      fail_input(prefix() + " lacks pid/tid/ts/dur/stream");
-    if (!f.pid.is_int()) fail_input(slice_field_error(event_index, "pid", "an integer", f.pid));
-    if (!f.tid.is_int()) fail_input(slice_field_error(event_index, "tid", "an integer", f.tid));
-    if (!f.args_stream.is_int())
-      fail_input(slice_field_error(event_index, "args.stream", "an integer", f.args_stream));
-    if (!f.ts.is_number()) fail_input(slice_field_error(event_index, "ts", "a number", f.ts));
-    if (!f.dur.is_number()) fail_input(slice_field_error(event_index, "dur", "a number", f.dur));
-    if (f.name.present() && !f.name.is_string())
-      fail_input(slice_field_error(event_index, "name", "a string", f.name));
-    if (f.tid.int_value != f.args_stream.int_value)
-      fail_input(prefix() + " has tid " + std::to_string(f.tid.int_value) + " != stream " +
-                 std::to_string(f.args_stream.int_value));
-    if (f.dur.number < 0)
-      fail_input(prefix() + " has negative duration " + python_float_repr(f.dur.number));
-  }
-
-  void add_slice(const EventFields& f, uint64_t event_index) {
-    check_slice(f, event_index);
-    SliceRecord slice{};
-    slice.tid_span = span_of(f.tid.raw);
-    slice.stream_span = span_of(f.args_stream.raw);
-    slice.ts = f.ts.number;
-    slice.dur = f.dur.number;
-    slice.stream = stream_id({f.pid.int_value, f.tid.int_value});
-    index_.slice_regions.push_back(f.args_name.is_string() && !f.args_name.text.empty()
-                                       ? index_.region_names.intern(f.args_name.text)
-                                       : StringTable::kNone);
-    index_.slice_events.mark(event_index);
-    slice.group = classify_slice(f.cat.text, f.name.is_string() ? f.name.text : std::string_view());
-    index_.slices.push_back(slice);
-  }
-
-  void add_annotation(const EventFields& f, uint64_t event_index, bool named_launch) {
-    if (!f.pid.is_int() || !f.tid.is_int())
-      fail_input("GPU annotation " + std::to_string(event_index) +
-                 " lacks an integer pid/tid (gpu_user_annotation events need both)");
-    AnnotationRecord record{};
-    record.event_index = static_cast<uint32_t>(event_index);
-    record.tid_span = span_of(f.tid.raw);
-    record.pid = f.pid.int_value;
-    record.tid = f.tid.int_value;
-    record.ts = f.ts.is_number() ? f.ts.number : 0.0;
-    record.dur = f.dur.is_number() ? f.dur.number : 0.0;
-    uint8_t flags = 0;
-    if (f.ts.is_number()) flags |= kTsNumeric;
-    if (f.ts.present()) flags |= kTsPresent;
-    if (f.dur.is_number()) flags |= kDurNumeric;
-    if (f.ph.is("X")) flags |= kPhaseX;
-    if (is_thread_metadata(f)) flags |= kMetadataShape;
-    if (named_launch) flags |= kNamedGraphLaunch;
-    record.flags = flags;
-    record.name =
-        f.name.is_string() ? index_.annotation_names.intern(f.name.text) : StringTable::kNone;
-    const bool coalescing_candidate =
-        (flags & kPhaseX) && (flags & kTsNumeric) && (flags & kDurNumeric) && record.dur >= 0;
-    record.identity = StringTable::kNone;
-    if (coalescing_candidate)  // numbered by finish()
-      identity_hashes_.push_back({hash128(parser.annotation_identity()),
-                                  static_cast<uint32_t>(index_.annotations.size())});
-    index_.annotations.push_back(record);
-  }
-
-  void add_lane_name(const EventFields& f) {
-    const uint8_t role = lane_role(f.args_name.text);
-    if (role) index_.lane_names.push_back({f.pid.int_value, f.tid.int_value, role});
-  }
-
-  ValueSpan span_of(std::string_view token) const {
-    const size_t at = parser.offset_of(token);
-    if (at > 0xFFFF || token.size() > 0xFF) return {};
-    return {static_cast<uint16_t>(at), static_cast<uint8_t>(token.size())};
-  }
-
   uint32_t stream_id(StreamKey key) {
     auto [it, inserted] =
         index_.stream_ids.try_emplace(key, static_cast<uint32_t>(index_.streams.size()));
@@ -229,34 +151,63 @@ std::string_view lane_name_tail(std::string_view name) {
 
 namespace {
 
-void index_events(const TraceInput& input, TraceIndex& index) {
+unsigned parser_threads(unsigned requested) {
+  if (requested != kAutoParserThreads) return requested;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+}
+
+void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) {
   index.display_name = input.display_name();
   auto source = input.open();
   TraceTokenizer tokenizer(*source, input.chunk_size());
   IndexBuilder builder(index);
+  EventParser top_level_parser;
+  EventBatches batches(parser_threads(workers));
+  auto add_oldest = [&] {
+    builder.add(batches.oldest());
+    batches.pop();
+  };
+  // Everything read so far goes into the index before anything that follows is
+  // judged, so that of several faults the first in file order is reported.
+  auto drain = [&] {
+    if (!batches.filling().empty()) batches.submit();
+    while (batches.has_pending()) add_oldest();
+  };
   for (;;) {
-    const auto item = tokenizer.next();
+    TraceTokenizer::Item item;
+    try {
+      item = tokenizer.next();
+    } catch (...) {
+      drain();  // an earlier event's fault wins over the tokenizer's
+      throw;
+    }
     if (item.kind == TraceTokenizer::Kind::kEnd) break;
     switch (item.kind) {
       case TraceTokenizer::Kind::kTopLevelValue:
-        add_top_level(index, item.key, item.text, builder.parser);
+        drain();
+        add_top_level(index, item.key, item.text, top_level_parser);
         break;
       case TraceTokenizer::Kind::kEventsBegin:
         index.has_events = true;
         index.events_key_position = index.top_level.size();
         break;
-      case TraceTokenizer::Kind::kEvent: {
-        if (item.index >= TraceIndex::kMaxEvents)
+      case TraceTokenizer::Kind::kEvent:
+        if (item.index >= TraceIndex::kMaxEvents) {
+          drain();
           fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) +
                      " events");
-        const auto& fields = builder.parser.parse_in_place(item.text, {item.index, item.offset});
-        builder.add_event(fields, item.index);
+        }
+        if (!batches.filling().add(item.text, item.index, item.offset)) {
+          batches.submit();
+          if (batches.pending() == batches.capacity()) add_oldest();
+          batches.filling().add(item.text, item.index, item.offset);
+        }
         break;
-      }
       case TraceTokenizer::Kind::kEnd:
         break;
     }
   }
+  drain();
   if (!index.has_events) fail_input("traceEvents must be a list");
   index.event_count = tokenizer.events_seen();
   index.input_bytes = tokenizer.bytes_consumed();
@@ -266,9 +217,9 @@ void index_events(const TraceInput& input, TraceIndex& index) {
 
 }  // namespace
 
-TraceIndex build_index(const TraceInput& input) {
+TraceIndex build_index(const TraceInput& input, unsigned parser_threads) {
   TraceIndex index;
-  index_events(input, index);
+  index_events(input, parser_threads, index);
   // Pass 1 freed many small allocations (identity texts, parser buffers); give
   // their pages back rather than carry them through the plan, the peak of a run.
   malloc_trim(0);

@@ -7,7 +7,10 @@
 
 namespace tracecompact {
 
-TraceIndex build_index(const TraceInput& input);
+// Events are parsed on `parser_threads` worker threads (0: on the calling
+// thread); the default is one per core, up to 4. The index is the same either way.
+constexpr unsigned kAutoParserThreads = ~0u;
+TraceIndex build_index(const TraceInput& input, unsigned parser_threads = kAutoParserThreads);
 
 // Last segment of a (possibly "PP rank r | "-prefixed) thread name.
 std::string_view lane_name_tail(std::string_view name);

@@ -48,6 +48,9 @@ unsigned thread_count(unsigned requested) {  // 0: all cores
 // Pass 1 and planning of every rank, `threads` at a time; the first failure (in
 // file order) is reported, whatever the thread count.
 void index_ranks(std::vector<Rank>& ranks, unsigned threads) {
+  threads = std::min<unsigned>(thread_count(threads), static_cast<unsigned>(ranks.size()));
+  // Ranks side by side already use the cores; a lone rank parses on workers.
+  const unsigned parser_threads = threads > 1 ? 0 : kAutoParserThreads;
   std::vector<std::exception_ptr> errors(ranks.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -55,7 +58,7 @@ void index_ranks(std::vector<Rank>& ranks, unsigned threads) {
       try {
         Rank& rank = ranks[i];
         rank.input = std::make_unique<TraceInput>(TraceInput::open_path(rank.file.path));
-        rank.index = build_index(*rank.input);
+        rank.index = build_index(*rank.input, parser_threads);
         rank.metadata = read_trace_metadata(rank.index);
         rank.plan = std::make_unique<CompactionPlan>(rank.index);
       } catch (...) {
@@ -63,7 +66,6 @@ void index_ranks(std::vector<Rank>& ranks, unsigned threads) {
       }
     }
   };
-  threads = std::min<unsigned>(thread_count(threads), static_cast<unsigned>(ranks.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

@@ -23,7 +23,7 @@ struct Options {
   bool verify = false;               // re-read the output and check it (adds "verified": true)
   bool gzip_stdout = false;          // gzip the output written to stdout
   int gzip_level = 1;                // ISA-L level 0..3
-  unsigned threads = 0;              // merge: ranks indexed in parallel; 0 = all cores
+  unsigned threads = 0;              // parser threads (merge: ranks handled at once); 0 = all cores
   std::optional<std::string> ranks;  // merge: "0,4" or "0-8"
 };
 

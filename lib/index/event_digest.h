@@ -1,0 +1,39 @@
+// What pass 1 keeps of one event, read where the event was parsed (possibly on
+// a parser thread): self-contained, with the strings it needs copied to the
+// caller's arena, and checked (spec 1). The index is then built from digests in
+// event order on one thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "index/trace_index.h"
+#include "json/event_fields.h"
+#include "json/event_parser.h"
+#include "util/hash128.h"
+
+namespace tracecompact {
+
+struct EventDigest {
+  enum Kind : uint8_t { kOther, kSlice, kAnnotation, kAttention };
+  Kind kind = kOther;
+  bool has_int_pid = false;
+  bool has_int_tid = false;
+  bool named_launch = false;  // named cudaGraphLaunch
+  bool has_text = false;      // region (slice) or name (annotation) in the arena
+  bool has_identity = false;  // a coalescing candidate (annotation)
+  uint8_t lane_role = 0;      // thread_name metadata naming a PP lane role
+  int64_t pid = 0;
+  int64_t tid = 0;
+  uint32_t text_at = 0;
+  uint32_t text_length = 0;
+  Hash128 identity{};
+  SliceRecord slice{};            // kSlice; the stream is interned by the builder
+  AnnotationRecord annotation{};  // kAnnotation; name and identity ids set by the builder
+};
+
+// Digests the event `parser` just parsed; throws InputError when a check fails.
+EventDigest digest_event(const EventFields& fields, EventParser& parser, uint64_t event_index,
+                         std::string& arena);
+
+}  // namespace tracecompact

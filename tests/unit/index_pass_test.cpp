@@ -1,0 +1,106 @@
+// Pass 1 builds the same index whether events are parsed on the calling thread
+// or on worker threads (many batches), and reports the first fault in file order.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "index/index_pass.h"
+#include "support/trace_builder.h"
+#include "tracecompact/error.h"
+
+using namespace testsupport;
+
+namespace tracecompact {
+namespace {
+
+// About 3 MB: several batches per worker.
+std::string many_events() {
+  std::vector<std::string> events;
+  for (int i = 0; i < 12000; ++i) {
+    const std::string ts = std::to_string(i * 3) + (i % 2 ? ".5" : "");
+    events.push_back(kernel(i % 3, 7 + i % 5, ts, "2", "gemm",
+                            ",\"name\":\"PP:0F" + std::to_string(i % 4) + "\""));
+    if (i % 3 == 0)
+      events.push_back(annotation(i % 3, 100, ts, "4", "PP:0F" + std::to_string(i % 4),
+                                  "{\"External id\":" + std::to_string(i % 50) + "}"));
+    if (i % 7 == 0) events.push_back(flow(i % 3, 7, ts, i));
+    events.push_back("{\"name\":\"cpu op " + std::string(i % 40, 'x') +
+                     "\",\"ph\":\"X\",\"pid\":9,\"tid\":" + std::to_string(i) + ",\"ts\":" + ts +
+                     ",\"dur\":1}");
+  }
+  return trace(events, ",\"baseTimeNanoseconds\":1");
+}
+
+TraceIndex index_of(const std::string& text, unsigned threads) {
+  return build_index(TraceInput::from_memory(text), threads);
+}
+
+std::string error_of(const std::string& text, unsigned threads) {
+  try {
+    index_of(text, threads);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("pass 1 builds the same index on any number of parser threads") {
+  const std::string text = many_events();
+  const TraceIndex one = index_of(text, 0);
+  REQUIRE(one.slices.size() == 12000);
+  for (unsigned threads : {1u, 2u, 3u}) {
+    INFO("threads " << threads);
+    const TraceIndex other = index_of(text, threads);
+    REQUIRE(other.slices.size() == one.slices.size());
+    for (size_t i = 0; i < one.slices.size(); ++i) {
+      const SliceRecord &a = one.slices[i], &b = other.slices[i];
+      REQUIRE(a.ts == b.ts);
+      REQUIRE(a.dur == b.dur);
+      REQUIRE(a.stream == b.stream);
+      REQUIRE(a.tid_span.at == b.tid_span.at);
+      REQUIRE(one.slice_regions[i] == other.slice_regions[i]);
+    }
+    REQUIRE(other.annotations.size() == one.annotations.size());
+    for (size_t i = 0; i < one.annotations.size(); ++i) {
+      REQUIRE(one.annotations[i].event_index == other.annotations[i].event_index);
+      REQUIRE(one.annotations[i].identity == other.annotations[i].identity);
+      REQUIRE(one.annotations[i].name == other.annotations[i].name);
+    }
+    for (uint64_t e = 0; e < one.event_count; ++e) {
+      REQUIRE(one.needs_attention(e) == other.needs_attention(e));
+      REQUIRE(one.slice_events.test(e) == other.slice_events.test(e));
+    }
+    CHECK(other.streams == one.streams);
+    CHECK(other.int_pids == one.int_pids);
+    CHECK(other.max_int_tid == one.max_int_tid);
+    CHECK(other.event_count == one.event_count);
+  }
+}
+
+TEST_CASE("pass 1 reports the first fault in file order on any number of threads") {
+  std::string text = many_events();
+  // A bad slice early on, and broken top-level structure at the very end.
+  const std::string good = kernel(0, 7, "0", "2");
+  const size_t at = text.find(good.substr(0, 30));
+  REQUIRE(at != std::string::npos);
+  std::string bad_slice = kernel(0, 7, "0", "-1");
+  const std::string broken = text.substr(0, text.size() - 1) + ",]";
+  std::string early_fault = text;
+  const size_t first_kernel = early_fault.find("{\"name\":\"gemm\"");
+  const size_t first_end = early_fault.find("}}", first_kernel) + 2;
+  early_fault.replace(first_kernel, first_end - first_kernel, bad_slice);
+  const std::string both = early_fault.substr(0, early_fault.size() - 1) + ",]";
+  for (unsigned threads : {0u, 2u}) {
+    INFO("threads " << threads);
+    CHECK(error_of(early_fault, threads).find("GPU slice 0 has negative duration") !=
+          std::string::npos);
+    CHECK(error_of(both, threads) == error_of(early_fault, threads));
+    CHECK(error_of(broken, threads) == error_of(broken, 0));
+    CHECK(error_of(broken, threads) != "no error");
+  }
+}
+
+}  // namespace tracecompact
