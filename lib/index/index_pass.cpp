@@ -162,7 +162,9 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
   TraceTokenizer tokenizer(*source, input.chunk_size());
   IndexBuilder builder(index);
   EventParser top_level_parser;
-  EventBatches batches(parser_threads(workers));
+  // A trace that fits in a few batches is parsed faster than threads start.
+  const bool small = input.chunk_size() < (size_t{2} << 20);
+  EventBatches batches(small ? 0 : parser_threads(workers));
   auto add_oldest = [&] {
     builder.add(batches.oldest());
     batches.pop();
