@@ -164,7 +164,7 @@ run_once() {
   if [[ -n $TIME_BIN ]]; then
     local start end
     start=$(now)
-    "$TIME_BIN" -f '%e %M' -o "$tf" "${limit[@]}" "$@" >/dev/null 2>"$err" || RUN_RC=$?
+    "$TIME_BIN" -f '%e %M' -o "$tf" "${limit[@]}" "$@" >"$WORK/stdout.txt" 2>"$err" || RUN_RC=$?
     end=$(now)
     # Our own clock: %e has only two decimals.
     RUN_S=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}')
@@ -172,7 +172,7 @@ run_once() {
   else
     (
       TIMEFORMAT=%3R
-      { time "${limit[@]}" "$@" >/dev/null 2>"$err"; } 2>"$tf"
+      { time "${limit[@]}" "$@" >"$WORK/stdout.txt" 2>"$err"; } 2>"$tf"
     ) &
     local pid=$!
     RUN_KB=$(poll_peak_kb "$pid")
@@ -239,27 +239,35 @@ record() {  # record SCENARIO LABEL INPUT INPUT_BYTES BASELINE_NAME (after two m
   local tool_mbs base_mbs
   tool_mbs=$(mb_per_s "$bytes" "$T_MEDIAN")
   base_mbs=$(mb_per_s "$bytes" "$M_MEDIAN")
-  RECORDS+=("$(printf '{"scenario": %s, "label": %s, "input": %s, "input_bytes": %s, "tool": {"status": %s, "command": %s, "median_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s}, "baseline": {"name": %s, "status": %s, "command": %s, "median_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s}, "ratio_tool_to_baseline": %s}' \
+  local within=null
+  [[ $T_PEAK_KB != null ]] && within=$( ((T_PEAK_KB <= T_BUDGET_KB)) && echo true || echo false)
+  RECORDS+=("$(printf '{"scenario": %s, "label": %s, "input": %s, "input_bytes": %s, "tool": {"status": %s, "command": %s, "median_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s, "measured_slices": %s, "rss_budget_kb": %s, "rss_within_budget": %s}, "baseline": {"name": %s, "status": %s, "command": %s, "median_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s}, "ratio_tool_to_baseline": %s}' \
     "$(json_str "$scenario")" "$(json_str "$label")" "$(json_str "$input")" "$bytes" \
     "$(json_str "$T_STATUS")" "$(json_str "$T_CMD")" "$T_MEDIAN" "$tool_mbs" "$T_PEAK_KB" "$T_RUNS_JSON" \
+    "$T_SLICES" "$T_BUDGET_KB" "$within" \
     "$(json_str "$base_name")" "$(json_str "$M_STATUS")" "$(json_str "$M_CMD")" "$M_MEDIAN" "$base_mbs" \
     "$M_PEAK_KB" "$M_RUNS_JSON" "$ratio")")
   TABLE+=("$(awk -v l="$label" -v mb="$bytes" -v ts="$T_MEDIAN" -v tm="$tool_mbs" -v tk="$T_PEAK_KB" \
-    -v st="$T_STATUS" -v bn="$base_name" -v bs="$M_MEDIAN" -v bm="$base_mbs" -v bk="$M_PEAK_KB" -v r="$ratio" '
+    -v st="$T_STATUS" -v bn="$base_name" -v bs="$M_MEDIAN" -v bm="$base_mbs" -v bk="$M_PEAK_KB" -v r="$ratio" \
+    -v gk="$T_BUDGET_KB" '
     function rss(k) { return k == "null" ? "-" : sprintf("%.1f", k / 1024) }
     function num(v, f) { return v == "null" ? "-" : sprintf(f, v) }
     BEGIN {
-      printf "%-34s %9.1f | %9s %8s %9s | %-22s %8s %8s %9s | %6s%s\n", l, mb / 1e6,
-        num(ts, "%.3f"), num(tm, "%.1f"), rss(tk), bn, num(bs, "%.3f"), num(bm, "%.1f"), rss(bk),
-        num(r, "%.2f"), (st == "ok" ? "" : "  TOOL " st)
+      printf "%-34s %9.1f | %9s %8s %9s %9s | %-22s %8s %8s %9s | %6s%s\n", l, mb / 1e6,
+        num(ts, "%.3f"), num(tm, "%.1f"), rss(tk), rss(gk), bn, num(bs, "%.3f"), num(bm, "%.1f"),
+        rss(bk), num(r, "%.2f"), (st == "ok" ? "" : "  TOOL " st)
     }')")
   printf '%s\n' "${TABLE[-1]}"
 }
 
-# measure_tool NAME CMD...: like measure, but keeps the result in T_* for record.
+# measure_tool NAME CMD...: like measure, but keeps the result in T_* for record, with the
+# measured slices of the summary (summed over ranks) and the memory goal they give:
+# 64 MiB + 64 bytes per measured slice.
 measure_tool() {
   measure "$@"
   T_STATUS=$M_STATUS T_MEDIAN=$M_MEDIAN T_PEAK_KB=$M_PEAK_KB T_RUNS_JSON=$M_RUNS_JSON T_CMD=$M_CMD
+  T_SLICES=$(grep -o '"measured_slices": *[0-9]*' "$WORK/stdout.txt" | awk -F: '{s += $2} END {print s + 0}')
+  T_BUDGET_KB=$(awk -v n="$T_SLICES" 'BEGIN {printf "%d", 65536 + 64 * n / 1024}')
 }
 
 scenario_json() {  # scenario_json SIZE_MB
@@ -311,8 +319,9 @@ IFS=, read -r -a SIZE_LIST <<<"$SIZES"
 echo "tracecompact benchmark: $RUNS run(s) each, median wall time; MB = 10^6 bytes of JSON"
 echo "tool: $TOOL"
 [[ -n $TIME_BIN ]] || echo "note: /usr/bin/time missing (Debian package 'time'); RSS is polled"
-printf '%-34s %9s | %9s %8s %9s | %-22s %8s %8s %9s | %6s\n' scenario "input MB" "tool s" \
-  "MB/s" "RSS MB" baseline "s" "MB/s" "RSS MB" ratio
+echo "RSS MB = MiB; goal = 64 MiB + 64 bytes per measured slice (from the tool's summary)"
+printf '%-34s %9s | %9s %8s %9s %9s | %-22s %8s %8s %9s | %6s\n' scenario "input MB" "tool s" \
+  "MB/s" "RSS MB" "goal MB" baseline "s" "MB/s" "RSS MB" ratio
 
 for size in "${SIZE_LIST[@]}"; do
   scenario_json "$size"

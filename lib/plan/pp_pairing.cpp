@@ -185,7 +185,9 @@ BlockPairs pair_nearest_midpoints_lazy(const std::vector<double>& sources,
 
 BlockPairs pair_nearest_midpoints(const std::vector<double>& sources,
                                   const std::vector<double>& destinations) {
-  constexpr size_t kExhaustiveLimit = size_t{1} << 16;
+  // The lazy form wins as soon as the candidate list leaves the cache; sorting
+  // 64 k candidates per key made merged arrows 25 % of a 100 MB merge.
+  constexpr size_t kExhaustiveLimit = 64;
   if (sources.size() * destinations.size() <= kExhaustiveLimit)
     return pair_nearest_midpoints_exhaustive(sources, destinations);
   return pair_nearest_midpoints_lazy(sources, destinations);
