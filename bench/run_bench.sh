@@ -153,6 +153,14 @@ poll_peak_kb() {
   printf '%s\n' "$peak"
 }
 
+# Before every run, tool or baseline: the outputs of earlier runs are removed and the page
+# cache written back (untimed). Otherwise a run pays for its predecessor: replacing a file
+# whose pages are still being written back waits for that writeback (seconds for 1 GB).
+fresh_start() {
+  find "$WORK" -mindepth 1 -maxdepth 1 ! -name '*.txt' -exec rm -rf -- {} +
+  sync
+}
+
 # run_once ERRLOG CMD... -> sets RUN_S, RUN_KB, RUN_RC
 run_once() {
   local err=$1
@@ -192,6 +200,7 @@ measure() {
   M_CMD=$(printf '%q ' "$@")
   M_STATUS=ok
   for ((i = 0; i < RUNS; i++)); do
+    fresh_start
     run_once "$err" "$@"
     if ((RUN_RC != 0)); then
       M_STATUS=$([[ $RUN_RC == 124 || $RUN_RC == 137 ]] && echo timeout || echo "failed (exit $RUN_RC)")
@@ -295,9 +304,10 @@ scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
   measure_tool "merge ${1}MB" "$TOOL" "$dir" --merge-pp-ranks --threads "$THREADS" \
     -o "$WORK/merged.json" --overwrite
   # shellcheck disable=SC2016  # expanded by the inner bash
+  # Each rank to its own output, as a user would (and as the merge writes all of them).
   measure "4 ranks one by one ${1}MB" bash -c \
-    'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" -o "$3" --overwrite; done' _ \
-    "$dir" "$TOOL" "$WORK/one.json"
+    'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" -o "$3/one_$(basename "$f")"; done' _ \
+    "$dir" "$TOOL" "$WORK"
   record merge "merge 4 ranks ${1}MB" "$dir" "$(dir_json_bytes "$dir")" "4 ranks one by one"
 }
 
