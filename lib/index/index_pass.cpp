@@ -11,6 +11,7 @@
 #include "json/number_format.h"
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
+#include "util/growable_array.h"
 #include "util/hash128.h"
 
 namespace tracecompact {
@@ -89,21 +90,18 @@ class IndexBuilder {
     Hash128 hash;
     uint32_t annotation;
   };
-  ChunkedVector<IdentityHash> identity_hashes_;
+  GrowableArray<IdentityHash> identity_hashes_;  // sorted in place when numbering
 
   // Dense ids, equal for equal hashes: the plan sorts and compares 32-bit ids.
   void number_identities() {
-    std::vector<IdentityHash> sorted;
-    sorted.reserve(identity_hashes_.size());
-    for (const IdentityHash& entry : identity_hashes_) sorted.push_back(entry);
-    identity_hashes_ = {};
-    std::sort(sorted.begin(), sorted.end(),
+    std::sort(identity_hashes_.begin(), identity_hashes_.end(),
               [](const IdentityHash& a, const IdentityHash& b) { return a.hash < b.hash; });
     uint32_t id = 0;
-    for (size_t i = 0; i < sorted.size(); ++i) {
-      if (i > 0 && sorted[i].hash != sorted[i - 1].hash) ++id;
-      index_.annotations[sorted[i].annotation].identity = id;
+    for (size_t i = 0; i < identity_hashes_.size(); ++i) {
+      if (i > 0 && identity_hashes_[i].hash != identity_hashes_[i - 1].hash) ++id;
+      index_.annotations[identity_hashes_[i].annotation].identity = id;
     }
+    identity_hashes_.release();
   }
 };
 
