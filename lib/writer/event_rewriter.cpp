@@ -1,6 +1,7 @@
 #include "writer/event_rewriter.h"
 
 #include <cmath>
+#include <optional>
 
 #include "json/number_format.h"
 #include "tracecompact/error.h"
@@ -9,9 +10,30 @@ namespace tracecompact {
 
 namespace od = simdjson::ondemand;
 
+namespace {
+
+// The integer a canonical id text spells, if it is a plain one: "0" or an
+// optional '-' and up to 18 digits without leading zeros, so that text and
+// number name each other one to one.
+std::optional<int64_t> plain_integer(const std::string& text) {
+  const size_t digits_at = !text.empty() && text[0] == '-' ? 1 : 0;
+  const size_t digits = text.size() - digits_at;
+  if (digits == 0 || digits > 18) return std::nullopt;
+  if (text[digits_at] == '0' && (digits > 1 || digits_at == 1)) return std::nullopt;
+  int64_t value = 0;
+  for (size_t i = digits_at; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    value = value * 10 + (text[i] - '0');
+  }
+  return digits_at ? -value : value;
+}
+
+}  // namespace
+
 uint64_t FlowIdRenumberer::renumber(const std::string& canonical_id) {
-  auto [it, inserted] = ids_.try_emplace(canonical_id, first_id_ + ids_.size());
-  return it->second;
+  if (const auto number = plain_integer(canonical_id))
+    return integer_ids_.try_emplace(*number, next_id()).first->second;
+  return other_ids_.try_emplace(canonical_id, next_id()).first->second;
 }
 
 void write_time(JsonOut& out, double value) {

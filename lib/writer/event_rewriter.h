@@ -32,8 +32,13 @@ class FlowIdRenumberer {
   uint64_t renumber(const std::string& canonical_id);
 
  private:
+  uint64_t next_id() const { return first_id_ + integer_ids_.size() + other_ids_.size(); }
+
   uint64_t first_id_;
-  std::unordered_map<std::string, uint64_t> ids_;
+  // Ids are integers in practice: a table of numbers costs a fraction of one of
+  // strings (a rank has hundreds of thousands of flows); other ids by their text.
+  std::unordered_map<int64_t, uint64_t> integer_ids_;
+  std::unordered_map<std::string, uint64_t> other_ids_;
 };
 
 // Edits every event of one rank gets in merge mode (spec 11).
