@@ -54,6 +54,7 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   state_->outcome.counts = state_->plan->counts();
   state_->outcome.local_flows.pp_rank = single_trace_pp_rank(metadata);
   PPAnnotationList pp_annotations;
+  pp_annotations.items.reserve(state_->plan->pp_annotation_count());
   state_->plan->append_pp_annotations(pp_annotations);
   state_->arrows = draw_pp_arrows(std::move(pp_annotations), state_->plan->pp_lane_sets(), false,
                                   kFirstPPFlowId);

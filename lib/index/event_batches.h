@@ -45,11 +45,11 @@ class EventBatches {
   EventBatches(const EventBatches&) = delete;
   EventBatches& operator=(const EventBatches&) = delete;
 
-  // The batch the caller fills; submit() hands it over and may wait for room.
+  // The batch the caller fills; submit() hands it over without waiting. The
+  // caller pops a batch before submitting more than capacity() at once.
   EventBatch& filling() { return batches_[submitted_ % batches_.size()]; }
   void submit();
   // The oldest submitted batch, once digested; pop() releases it for reuse.
-  bool has_pending() const { return taken_ < submitted_; }
   EventBatch& oldest();
   void pop();
   // Submitted batches that the caller has not popped yet, and how many there may be.

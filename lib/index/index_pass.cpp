@@ -171,7 +171,7 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
   // judged, so that of several faults the first in file order is reported.
   auto drain = [&] {
     if (!batches.filling().empty()) batches.submit();
-    while (batches.has_pending()) add_oldest();
+    while (batches.pending() > 0) add_oldest();
   };
   for (;;) {
     TraceTokenizer::Item item;
@@ -220,8 +220,8 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
 TraceIndex build_index(const TraceInput& input, unsigned parser_threads) {
   TraceIndex index;
   index_events(input, parser_threads, index);
-  // Pass 1 freed many small allocations (identity texts, parser buffers); give
-  // their pages back rather than carry them through the plan, the peak of a run.
+  // Pass 1 freed its parsers', batches' and tokenizer's buffers; give the pages
+  // back rather than carry them through the plan, the peak of a run.
   malloc_trim(0);
   return index;
 }

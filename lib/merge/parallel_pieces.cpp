@@ -1,13 +1,9 @@
 #include "merge/parallel_pieces.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <condition_variable>
-#include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -16,7 +12,7 @@
 
 #include "sink/byte_sink.h"
 #include "sink/temp_files.h"
-#include "tracecompact/error.h"
+#include "source/byte_source.h"
 
 namespace tracecompact {
 namespace {
@@ -27,11 +23,6 @@ struct HelperPiece {
   bool done = false;
   std::exception_ptr error;
 };
-
-std::string temp_template() {
-  const char* tmpdir = std::getenv("TMPDIR");
-  return std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tracecompact-part-XXXXXX";
-}
 
 class FileDescriptor {
  public:
@@ -49,9 +40,8 @@ class FileDescriptor {
 
 void render_to_temp(size_t index, HelperPiece& piece,
                     const std::function<void(size_t, JsonOut&)>& render) {
-  std::string path = temp_template();
-  const FileDescriptor fd(create_temp_file(path));
-  if (fd.get() < 0) fail_io("cannot create a temporary file " + path + ": " + std::strerror(errno));
+  std::string path;
+  const FileDescriptor fd(create_scratch_file("part", path));
   piece.path = path;
   FdSink sink(fd.get(), path);
   JsonOut part(sink);
@@ -62,28 +52,17 @@ void render_to_temp(size_t index, HelperPiece& piece,
 
 // Appends a helper's elements (its file without the leading '[') as one raw value.
 void append_piece(const std::string& path, JsonOut& out) {
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) fail_io("cannot read " + path + ": " + std::strerror(errno));
+  FileSource part(path, path);
   std::vector<char> buffer(size_t{1} << 20);
   size_t bracket = 1;  // the '[' of the helper's own writer
   bool started = false;
-  for (;;) {
-    const ssize_t got = ::read(fd.get(), buffer.data(), buffer.size());
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      fail_io("cannot read " + path + ": " + std::strerror(errno));
-    }
-    if (got == 0) break;
-    const char* data = buffer.data();
-    size_t size = static_cast<size_t>(got);
-    const size_t skip = std::min(bracket, size);
-    data += skip;
-    size -= skip;
+  while (const size_t got = part.read(buffer.data(), buffer.size())) {
+    const size_t skip = std::min(bracket, got);
     bracket -= skip;
-    if (size == 0) continue;
+    if (got == skip) continue;
     if (!started) out.begin_raw_value();  // an empty piece adds no separator
     started = true;
-    out.stream().write(data, size);
+    out.stream().write(buffer.data() + skip, got - skip);
   }
 }
 

@@ -357,7 +357,6 @@ size_t CompactionPlan::pp_annotation_count() const {
 void CompactionPlan::append_pp_annotations(
     PPAnnotationList& out, double ts_offset,
     const std::unordered_map<int64_t, int64_t>* pid_map) const {
-  out.items.reserve(out.items.size() + pp_annotation_count());
   visit_pp_annotations(pp_name_ids(index_.annotation_names, &out),
                        pp_name_ids(index_.region_names, &out),
                        [&](StreamKey track, double ts, double dur, uint32_t name) {

@@ -78,6 +78,8 @@ class CompactionPlan {
   // The PP-named gpu_user_annotation "X" events of the final list (kernel spans
   // last), in list order, and the PP lane roles: what the PP arrow rules read.
   // Appends to `out`, shifted by `ts_offset`, pids mapped through `pid_map` if given.
+  // Callers reserve pp_annotation_count() first (all ranks' at once in a merge),
+  // so that the list never regrows.
   void append_pp_annotations(PPAnnotationList& out, double ts_offset = 0,
                              const std::unordered_map<int64_t, int64_t>* pid_map = nullptr) const;
   size_t pp_annotation_count() const;

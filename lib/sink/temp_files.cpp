@@ -7,8 +7,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
+
+#include "tracecompact/error.h"
 
 namespace tracecompact {
 namespace {
@@ -55,6 +59,14 @@ int create_temp_file(std::string& path_template) {
   if (fd >= 0) register_temp_file(path_template);
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   errno = saved;
+  return fd;
+}
+
+int create_scratch_file(const char* stem, std::string& path) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tracecompact-" + stem + "-XXXXXX";
+  const int fd = create_temp_file(path);
+  if (fd < 0) fail_io("cannot create a temporary file " + path + ": " + std::strerror(errno));
   return fd;
 }
 

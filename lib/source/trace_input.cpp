@@ -51,10 +51,8 @@ void copy_fd(int input_fd, int fd, const std::string& display_name, const std::s
 // Copies a stream (stdin, a pipe) to a private temporary file, removed again
 // if the copy fails.
 std::string spool_to_temp(int input_fd, const std::string& display_name) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/tracecompact-in-XXXXXX";
-  const int fd = create_temp_file(path);
-  if (fd < 0) fail_io("cannot create a temporary file " + path + ": " + std::strerror(errno));
+  std::string path;
+  const int fd = create_scratch_file("in", path);
   try {
     copy_fd(input_fd, fd, display_name, path);
   } catch (...) {

@@ -52,6 +52,13 @@ inline void mix_block(uint64_t& h1, uint64_t& h2, uint64_t k1, uint64_t k2) {
   h2 = h2 * 5 + 0x38495ab5;
 }
 
+// Mixes the 16 bytes at `block` (little-endian words, as the machine reads them).
+inline void mix_bytes(uint64_t& h1, uint64_t& h2, const void* block) {
+  uint64_t k[2];
+  std::memcpy(k, block, sizeof k);
+  mix_block(h1, h2, k[0], k[1]);
+}
+
 }  // namespace hash_detail
 
 inline Hash128 hash128(std::string_view text, uint64_t seed = 0x9e3779b97f4a7c15ull) {
@@ -59,19 +66,11 @@ inline Hash128 hash128(std::string_view text, uint64_t seed = 0x9e3779b97f4a7c15
   uint64_t h1 = seed, h2 = ~seed;
   const char* p = text.data();
   size_t left = text.size();
-  for (; left >= 16; p += 16, left -= 16) {
-    uint64_t k1, k2;
-    std::memcpy(&k1, p, 8);
-    std::memcpy(&k2, p + 8, 8);
-    mix_block(h1, h2, k1, k2);
-  }
+  for (; left >= 16; p += 16, left -= 16) mix_bytes(h1, h2, p);
   // The tail, zero-padded to a block; the length below tells paddings apart.
   unsigned char tail[16] = {};
   std::memcpy(tail, p, left);
-  uint64_t k1, k2;
-  std::memcpy(&k1, tail, 8);
-  std::memcpy(&k2, tail + 8, 8);
-  mix_block(h1, h2, k1, k2);
+  mix_bytes(h1, h2, tail);
   h1 ^= text.size();
   h2 ^= text.size();
   h1 += h2;
