@@ -4,6 +4,7 @@
 #include "index/trace_metadata.h"
 #include "plan/compaction_plan.h"
 #include "tracecompact/tracecompact.h"
+#include "util/thread_policy.h"
 #include "writer/json_writer.h"
 #include "writer/rank_events.h"
 
@@ -44,10 +45,11 @@ struct SingleTraceJob::State {
 };
 
 SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsigned threads)
-    : input_(input), state_(std::make_unique<State>()), timer_(timer) {
-  // One thread: the caller parses; otherwise that many parser threads.
-  const unsigned parser_threads = threads == 0 ? kAutoParserThreads : threads == 1 ? 0 : threads;
-  state_->index = build_index(input, parser_threads);
+    : input_(input),
+      state_(std::make_unique<State>()),
+      timer_(timer),
+      workers_(pass_workers(threads, input.chunk_size())) {
+  state_->index = build_index(input, workers_);
   if (timer_) timer_->mark("pass 1 (index)");
   const TraceMetadata metadata = read_trace_metadata(state_->index);
   state_->plan = std::make_unique<CompactionPlan>(state_->index);
@@ -79,7 +81,7 @@ SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
   auto write_events = [&] {
     out.key("traceEvents");
     out.start_array();
-    const RankWriteStats stats = write_rank_events(input, plan, nullptr, out);
+    const RankWriteStats stats = write_rank_events(input, plan, nullptr, workers_, out);
     outcome.flow_endpoints_mapped = stats.flow_endpoints_mapped;
     write_plan_events(plan, nullptr, out);
     write_pp_arrows(

@@ -23,7 +23,7 @@ struct SingleTraceOutcome {
 // file, no folder) before pass 1 has accepted the input.
 class SingleTraceJob {
  public:
-  // Pass 1 (events parsed on `threads` threads, 0 = all cores) and the plan.
+  // Pass 1 and the plan; both passes run on `threads` (see pass_workers()).
   explicit SingleTraceJob(const TraceInput& input, PhaseTimer* timer = nullptr,
                           unsigned threads = 0);
   ~SingleTraceJob();
@@ -34,6 +34,7 @@ class SingleTraceJob {
   const TraceInput& input_;
   std::unique_ptr<State> state_;
   PhaseTimer* timer_;
+  unsigned workers_;  // each pass's worker threads
 };
 
 // The printed summary: {"input", "output", ...spec 9..., "verified"?}.

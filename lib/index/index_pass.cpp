@@ -3,7 +3,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <thread>
 #include <unordered_set>
 
 #include "index/event_batches.h"
@@ -62,7 +61,7 @@ class IndexBuilder {
   // Adds a digested batch; rethrows its failure after the events before it.
   void add(const EventBatch& batch) {
     for (size_t i = 0; i < batch.digests.size(); ++i)
-      add(batch.digests[i], batch.arena, batch.slots[i].index);
+      add(batch.digests[i], batch.arena, batch.events[i].index);
     if (batch.error) std::rethrow_exception(batch.error);
   }
 
@@ -149,20 +148,13 @@ std::string_view lane_name_tail(std::string_view name) {
 
 namespace {
 
-unsigned parser_threads(unsigned requested) {
-  if (requested != kAutoParserThreads) return requested;
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
-}
-
 void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) {
   index.display_name = input.display_name();
   auto source = input.open();
   TraceTokenizer tokenizer(*source, input.chunk_size());
   IndexBuilder builder(index);
   EventParser top_level_parser;
-  // A trace that fits in a few batches is parsed faster than threads start.
-  const bool small = input.chunk_size() < (size_t{2} << 20);
-  EventBatches batches(small ? 0 : parser_threads(workers));
+  EventBatches batches(workers);
   auto add_oldest = [&] {
     builder.add(batches.oldest());
     batches.pop();
@@ -170,7 +162,7 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
   // Everything read so far goes into the index before anything that follows is
   // judged, so that of several faults the first in file order is reported.
   auto drain = [&] {
-    if (!batches.filling().empty()) batches.submit();
+    if (!batches.filling().events.empty()) batches.submit();
     while (batches.pending() > 0) add_oldest();
   };
   for (;;) {
@@ -197,10 +189,10 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
           fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) +
                      " events");
         }
-        if (!batches.filling().add(item.text, item.index, item.offset)) {
+        if (!batches.filling().events.add(item.text, item.index, item.offset)) {
           batches.submit();
           if (batches.pending() == batches.capacity()) add_oldest();
-          batches.filling().add(item.text, item.index, item.offset);
+          batches.filling().events.add(item.text, item.index, item.offset);
         }
         break;
       case TraceTokenizer::Kind::kEnd:
@@ -217,9 +209,9 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
 
 }  // namespace
 
-TraceIndex build_index(const TraceInput& input, unsigned parser_threads) {
+TraceIndex build_index(const TraceInput& input, unsigned workers) {
   TraceIndex index;
-  index_events(input, parser_threads, index);
+  index_events(input, workers, index);
   // Pass 1 freed its parsers', batches' and tokenizer's buffers; give the pages
   // back rather than carry them through the plan, the peak of a run.
   malloc_trim(0);

@@ -7,10 +7,9 @@
 
 namespace tracecompact {
 
-// Events are parsed on `parser_threads` worker threads (0: on the calling
-// thread); the default is one per core, up to 4. The index is the same either way.
-constexpr unsigned kAutoParserThreads = ~0u;
-TraceIndex build_index(const TraceInput& input, unsigned parser_threads = kAutoParserThreads);
+// Events are parsed on `workers` threads (0: on the calling thread; see
+// pass_workers()). The index is the same either way.
+TraceIndex build_index(const TraceInput& input, unsigned workers = 0);
 
 // Last segment of a (possibly "PP rank r | "-prefixed) thread name.
 std::string_view lane_name_tail(std::string_view name);

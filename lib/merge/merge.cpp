@@ -14,10 +14,10 @@
 #include "core/summary.h"
 #include "index/index_pass.h"
 #include "index/trace_metadata.h"
-#include "merge/parallel_pieces.h"
 #include "merge/rank_files.h"
 #include "plan/compaction_plan.h"
 #include "util/phase_timer.h"
+#include "util/thread_policy.h"
 #include "verify/verifier.h"
 #include "writer/rank_events.h"
 
@@ -41,16 +41,10 @@ struct Rank {
   uint64_t flow_endpoints_mapped = 0;
 };
 
-unsigned thread_count(unsigned requested) {  // 0: all cores
-  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-}
-
 // Pass 1 and planning of every rank, `threads` at a time; the first failure (in
 // file order) is reported, whatever the thread count.
-void index_ranks(std::vector<Rank>& ranks, unsigned threads) {
-  threads = std::min<unsigned>(thread_count(threads), static_cast<unsigned>(ranks.size()));
-  // Ranks side by side already use the cores; a lone rank parses on workers.
-  const unsigned parser_threads = threads > 1 ? 0 : kAutoParserThreads;
+void index_ranks(std::vector<Rank>& ranks, unsigned requested_threads) {
+  const unsigned threads = ranks_at_once(requested_threads, ranks.size());
   std::vector<std::exception_ptr> errors(ranks.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -58,7 +52,10 @@ void index_ranks(std::vector<Rank>& ranks, unsigned threads) {
       try {
         Rank& rank = ranks[i];
         rank.input = std::make_unique<TraceInput>(TraceInput::open_path(rank.file.path));
-        rank.index = build_index(*rank.input, parser_threads);
+        // Ranks side by side already use the cores; a lone rank parses on workers.
+        const unsigned workers =
+            threads > 1 ? 0 : pass_workers(requested_threads, rank.input->chunk_size());
+        rank.index = build_index(*rank.input, workers);
         rank.metadata = read_trace_metadata(rank.index);
         rank.plan = std::make_unique<CompactionPlan>(rank.index);
       } catch (...) {
@@ -259,20 +256,19 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
   auto write_events = [&] {
     out.key("traceEvents");
     out.start_array();
-    // Ranks are rendered in parallel; the output keeps PP order.
-    render_array_pieces(pp_order.size(), threads, out, [&](size_t piece, JsonOut& piece_out) {
-      Rank* rank = pp_order[piece];
-      FlowIdRenumberer flow_ids(static_cast<uint64_t>(rank->pp_rank + 1) * 1000000000ull);
+    // Ranks one after the other in PP order, each rendered on all threads.
+    for (Rank* rank : pp_order) {
       MergeEdit edit;
       edit.pid_map = &rank->pid_map;
       edit.ts_offset = rank->offset_us;
-      edit.flow_ids = &flow_ids;
+      edit.first_flow_id = static_cast<uint64_t>(rank->pp_rank + 1) * 1000000000ull;
       edit.name_prefix = "PP rank " + std::to_string(rank->pp_rank) + " | ";
+      const unsigned workers = pass_workers(threads, rank->input->chunk_size());
       rank->flow_endpoints_mapped =
-          write_rank_events(*rank->input, *rank->plan, &edit, piece_out).flow_endpoints_mapped;
-      write_plan_events(*rank->plan, &edit, piece_out);
-      write_process_metadata(*rank, piece_out);
-    });
+          write_rank_events(*rank->input, *rank->plan, &edit, workers, out).flow_endpoints_mapped;
+      write_plan_events(*rank->plan, &edit, out);
+      write_process_metadata(*rank, out);
+    }
     write_pp_arrows(
         arrows.result, [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); }, out);
     out.end_array();
@@ -378,8 +374,7 @@ RunResult run_merge(const MergeRequest& request) {
   timer.mark("merged layout and arrows");
   {
     OutputFile file(request.output);
-    write_merged_document(ranks, pp_order, base_ns, arrows, thread_count(request.threads),
-                          file.sink());
+    write_merged_document(ranks, pp_order, base_ns, arrows, request.threads, file.sink());
     file.commit();
   }
   timer.mark("pass 2 (write)");

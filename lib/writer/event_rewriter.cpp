@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 
 #include "json/number_format.h"
 #include "tracecompact/error.h"
@@ -173,7 +174,8 @@ bool EventRewriter::write(std::string_view text, const EventOrigin& origin, cons
     } else if (f.key == "pid" && merge && f.scalar.is_int()) {
       out.integer(merge->pid_map->at(f.scalar.int_value));
     } else if (f.key == "id" && renumber_id) {
-      out.unsigned_integer(merge->flow_ids->renumber(canonical_of(f)));
+      if (!flow_ids_) throw std::logic_error("merge mode without a flow id writer");
+      flow_ids_->write(canonical_of(f), out);
     } else if (f.key == "args" && f.kind == JsonKind::kObject &&
                (edit.stream || !name_prefix.empty())) {
       write_args(f.raw, origin, edit, name_prefix, out);

@@ -41,16 +41,38 @@ class FlowIdRenumberer {
   std::unordered_map<std::string, uint64_t> other_ids_;
 };
 
+// Writes the merged id of a flow event given its canonical id text.
+class FlowIdWriter {
+ public:
+  virtual ~FlowIdWriter() = default;
+  virtual void write(const std::string& canonical_id, JsonOut& out) = 0;
+};
+
+// Numbers ids as they are written, for events written in order.
+class NumberingFlowIdWriter final : public FlowIdWriter {
+ public:
+  explicit NumberingFlowIdWriter(FlowIdRenumberer& ids) : ids_(ids) {}
+  void write(const std::string& canonical_id, JsonOut& out) override {
+    out.unsigned_integer(ids_.renumber(canonical_id));
+  }
+
+ private:
+  FlowIdRenumberer& ids_;
+};
+
 // Edits every event of one rank gets in merge mode (spec 11).
 struct MergeEdit {
   const std::unordered_map<int64_t, int64_t>* pid_map = nullptr;
   double ts_offset = 0;
-  FlowIdRenumberer* flow_ids = nullptr;
-  std::string name_prefix;  // "PP rank <r> | "
+  uint64_t first_flow_id = 0;  // the rank's flow ids are numbered from here
+  std::string name_prefix;     // "PP rank <r> | "
 };
 
 class EventRewriter {
  public:
+  // `flow_ids` writes the ids of flow events in merge mode.
+  explicit EventRewriter(FlowIdWriter* flow_ids = nullptr) : flow_ids_(flow_ids) {}
+
   // Writes the event; returns false when merge mode drops it (process_sort_index).
   bool write(std::string_view text, const EventOrigin& origin, const EventEdit& edit,
              const MergeEdit* merge, JsonOut& out);
@@ -67,6 +89,7 @@ class EventRewriter {
                   std::string_view name_prefix, JsonOut& out);
   std::string canonical_of(const Field& field);
 
+  FlowIdWriter* flow_ids_;
   EventParser parser_;       // owns the padded copy of the event
   EventParser args_parser_;  // a second document for args that need editing
   EventParser id_parser_;

@@ -51,6 +51,8 @@ class JsonOut {
     }
     stream_.write(json.data() + copied, json.size() - copied);
   }
+  // Forgets the writer's nesting, to start a new document on the same stream.
+  void reset() { writer_.Reset(stream_); }
   void start_object() { writer_.StartObject(); }
   void end_object() { writer_.EndObject(); }
   void start_array() { writer_.StartArray(); }

@@ -9,19 +9,15 @@
 #include "plan/compaction_plan.h"
 #include "plan/pp_arrows.h"
 #include "source/trace_input.h"
-#include "writer/event_rewriter.h"
+#include "writer/event_renderer.h"
 #include "writer/json_writer.h"
 
 namespace tracecompact {
 
-struct RankWriteStats {
-  uint64_t flow_endpoints = 0;  // ac2g events on old streams
-  uint64_t flow_endpoints_mapped = 0;
-};
-
-// Writes the kept input events (spec 5, 6) into an open JSON array.
+// Writes the kept input events (spec 5, 6) into an open JSON array, rendered on
+// `workers` threads (0: on the calling thread; the output is the same).
 RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& plan,
-                                 const MergeEdit* merge, JsonOut& out);
+                                 const MergeEdit* merge, unsigned workers, JsonOut& out);
 
 // Writes the spans (spec 7) and track names (spec 8).
 void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, JsonOut& out);

@@ -1,0 +1,110 @@
+// A ring of batches that the caller fills in order, worker threads process
+// (each with its own Worker state), and the caller takes back in the same
+// order: the parallel part of both passes. With no workers the caller
+// processes each batch itself when submitting it. A batch keeps its own
+// failure (Worker::process must not throw), so that the caller meets it in
+// input order.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tracecompact {
+
+template <typename Batch, typename Worker>
+class OrderedBatchRing {
+ public:
+  // `make_worker()` returns a std::unique_ptr<Worker>; it is called on each
+  // worker thread (or once, for the caller, without workers).
+  template <typename MakeWorker>
+  OrderedBatchRing(unsigned workers, size_t batches_per_worker, MakeWorker make_worker)
+      : batches_(workers ? workers * batches_per_worker : 1), done_(batches_.size(), false) {
+    if (workers == 0) caller_worker_ = make_worker();
+    for (unsigned w = 0; w < workers; ++w)
+      threads_.emplace_back([this, make_worker] {
+        const std::unique_ptr<Worker> worker = make_worker();
+        run(*worker);
+      });
+  }
+  ~OrderedBatchRing() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    for (auto& thread : threads_) thread.join();
+  }
+  OrderedBatchRing(const OrderedBatchRing&) = delete;
+  OrderedBatchRing& operator=(const OrderedBatchRing&) = delete;
+
+  // The batch the caller fills; submit() hands it over without waiting. The
+  // caller pops a batch before submitting more than capacity() at once.
+  Batch& filling() { return batches_[submitted_ % batches_.size()]; }
+  void submit() {
+    const size_t slot = submitted_ % batches_.size();
+    if (caller_worker_) {
+      caller_worker_->process(batches_[slot]);
+      done_[slot] = true;
+      ++submitted_;
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      done_[slot] = false;
+      ++submitted_;
+    }
+    changed_.notify_all();
+  }
+  // The oldest submitted batch, once processed; pop() clears it for reuse.
+  Batch& oldest() {
+    const size_t slot = taken_ % batches_.size();
+    if (!caller_worker_) {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return bool(done_[slot]); });
+    }
+    return batches_[slot];
+  }
+  void pop() {
+    batches_[taken_ % batches_.size()].clear();
+    ++taken_;
+  }
+  // Submitted batches that the caller has not popped yet, and how many there may be.
+  size_t pending() const { return submitted_ - taken_; }
+  size_t capacity() const { return batches_.size(); }
+
+ private:
+  void run(Worker& worker) {
+    for (;;) {
+      size_t index;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stopping_ || claimed_ < submitted_; });
+        if (stopping_) return;
+        index = claimed_++;
+      }
+      worker.process(batches_[index % batches_.size()]);
+      {
+        std::lock_guard lock(mutex_);
+        done_[index % batches_.size()] = true;
+      }
+      changed_.notify_all();
+    }
+  }
+
+  std::vector<Batch> batches_;  // the ring
+  std::vector<char> done_;      // per slot; char, not the packed vector<bool>
+  std::unique_ptr<Worker> caller_worker_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t submitted_ = 0;  // caller side
+  size_t claimed_ = 0;    // next batch a worker takes
+  size_t taken_ = 0;      // popped by the caller
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace tracecompact

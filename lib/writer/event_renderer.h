@@ -1,0 +1,86 @@
+// Pass 2's work on one event: what the plan does with it (decided in event
+// order by PlanCursor), and rendering it (EventRenderer, one per thread).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "json/event_parser.h"
+#include "plan/compaction_plan.h"
+#include "writer/event_rewriter.h"
+#include "writer/json_writer.h"
+
+namespace tracecompact {
+
+struct RankWriteStats {
+  uint64_t flow_endpoints = 0;  // ac2g events on old streams
+  uint64_t flow_endpoints_mapped = 0;
+
+  RankWriteStats& operator+=(const RankWriteStats& other) {
+    flow_endpoints += other.flow_endpoints;
+    flow_endpoints_mapped += other.flow_endpoints_mapped;
+    return *this;
+  }
+};
+
+// What the plan says of one event.
+struct EventAction {
+  enum class Kind : uint8_t {
+    kCopy,        // no record: copied (merge: pid/ts edited)
+    kSlice,       // slices[record]: moved to its lane
+    kAnnotation,  // annotations[record]: kept, moved, retimed or dropped
+    kInspect,     // pass 1 marked it: metadata or a GPU flow, judged on a parse
+  };
+  Kind kind = Kind::kCopy;
+  size_t record = 0;
+};
+
+// Walks the slices and annotations of the index in step with the event stream.
+class PlanCursor {
+ public:
+  explicit PlanCursor(const TraceIndex& index) : index_(index) {}
+  EventAction next(uint64_t event_index);
+
+ private:
+  const TraceIndex& index_;
+  size_t slice_ = 0;
+  size_t annotation_ = 0;
+};
+
+// Merge mode without a parse: pid renumbered and ts shifted in place (plus the
+// plan's tid/stream). write() returns false when the event needs the full
+// rewriter: metadata, flows, coalesced annotations, unusual spellings.
+class MergeSplicer {
+ public:
+  bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
+             const MergeEdit& merge, JsonOut& out);
+
+ private:
+  std::string_view integer_text(int64_t value);
+  void add(size_t at, size_t length, std::string_view text);
+
+  JsonOut::Replacement parts_[4];
+  size_t count_ = 0;
+  char digits_[128];
+  size_t used_ = 0;
+};
+
+// Renders events of one trace as its plan says; one per thread. `flow_ids`
+// writes merged flow ids (merge mode only).
+class EventRenderer {
+ public:
+  EventRenderer(const CompactionPlan& plan, const MergeEdit* merge, FlowIdWriter* flow_ids)
+      : plan_(plan), merge_(merge), rewriter_(flow_ids) {}
+
+  void render(std::string_view text, const EventOrigin& origin, EventAction action, JsonOut& out,
+              RankWriteStats& stats);
+
+ private:
+  const CompactionPlan& plan_;
+  const MergeEdit* merge_;
+  EventRewriter rewriter_;
+  MergeSplicer splicer_;
+  EventParser parser_;
+};
+
+}  // namespace tracecompact

@@ -1,0 +1,62 @@
+#include "writer/render_batches.h"
+
+#include <charconv>
+
+namespace tracecompact {
+
+void RenderBatch::clear() {
+  events.clear();
+  actions.clear();
+  output.clear();
+  id_holes.clear();
+  stats = {};
+  error = nullptr;
+}
+
+RenderWorker::RenderWorker(const CompactionPlan& plan, const MergeEdit* merge)
+    : renderer_(plan, merge, &holes_) {}
+
+void RenderWorker::HoleWriter::write(const std::string& canonical_id, JsonOut& out) {
+  out.begin_raw_value();  // the separator; the id itself comes at append time
+  batch->id_holes.push_back({out.stream().bytes_written() - batch_start, canonical_id});
+}
+
+void RenderWorker::process(RenderBatch& batch) {
+  holes_.batch = &batch;
+  holes_.batch_start = out_.stream().bytes_written();
+  rendered_.clear();
+  // A fresh array per batch: the writer separates the batch's own events.
+  out_.reset();
+  out_.start_array();
+  try {
+    for (size_t i = 0; i < batch.events.size(); ++i) {
+      const CopiedEvents::Event& event = batch.events[i];
+      renderer_.render(batch.events.text_of(event), {event.index, event.offset}, batch.actions[i],
+                       out_, batch.stats);
+    }
+  } catch (...) {
+    batch.error = std::current_exception();  // the caller meets it in event order
+  }
+  out_.stream().drain();
+  batch.output.swap(rendered_);
+}
+
+void append_rendered(const RenderBatch& batch, FlowIdRenumberer& flow_ids, JsonOut& out) {
+  const std::string& text = batch.output;
+  if (text.size() > 1) {  // past the batch's own '['
+    out.begin_raw_value();
+    size_t copied = 1;
+    char digits[24];
+    for (const RenderBatch::IdHole& hole : batch.id_holes) {
+      out.stream().write(text.data() + copied, hole.at - copied);
+      const uint64_t id = flow_ids.renumber(hole.canonical_id);
+      char* end = std::to_chars(digits, digits + sizeof digits, id).ptr;
+      out.stream().write(digits, static_cast<size_t>(end - digits));
+      copied = hole.at;
+    }
+    out.stream().write(text.data() + copied, text.size() - copied);
+  }
+  if (batch.error) std::rethrow_exception(batch.error);
+}
+
+}  // namespace tracecompact

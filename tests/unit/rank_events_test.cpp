@@ -1,0 +1,139 @@
+// Pass 2 writes the same bytes whether events are rendered on the calling
+// thread or in batches on worker threads (merged flow ids numbered in order of
+// first appearance included), and reports the first fault in event order.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "index/index_pass.h"
+#include "plan/compaction_plan.h"
+#include "sink/byte_sink.h"
+#include "support/trace_builder.h"
+#include "tracecompact/error.h"
+#include "writer/rank_events.h"
+
+using namespace testsupport;
+
+namespace tracecompact {
+namespace {
+
+std::string cpu_flow(const std::string& ph, const std::string& ts, const std::string& id) {
+  return "{\"name\":\"ac2g\",\"cat\":\"ac2g\",\"ph\":\"" + ph +
+         "\",\"pid\":9,\"tid\":3,\"ts\":" + ts + ",\"id\":" + id + "}";
+}
+
+// About 4 MB (many batches per worker): slices moved to lanes, annotations kept,
+// moved, coalesced or dropped, GPU and CPU flows with integer and string ids,
+// thread metadata on old streams, pass-through CPU events.
+std::vector<std::string> many_events() {
+  std::vector<std::string> events;
+  events.push_back(
+      "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":0,\"args\":{\"sort_index\":1}}");
+  for (int i = 0; i < 12000; ++i) {
+    const std::string ts = std::to_string(i * 3) + (i % 2 ? ".5" : "");
+    const int stream = 7 + i % 5;
+    events.push_back(kernel(i % 2, stream, ts, i % 9 ? "2" : "0", "gemm",
+                            ",\"name\":\"PP:0F" + std::to_string(i % 4) + "\""));
+    if (i % 3 == 0)
+      events.push_back(annotation(i % 2, 100 + i % 2, ts, "4", "PP:0F" + std::to_string(i % 4),
+                                  "{\"External id\":" + std::to_string(i % 50) + "}"));
+    if (i % 5 == 0) events.push_back(annotation(i % 2, stream, ts, "1", "ProfilerStep#1"));
+    if (i % 7 == 0) {
+      const std::string id =
+          i % 14 ? std::to_string(i % 97) : "\"s" + std::to_string(i % 31) + "\"";
+      events.push_back(cpu_flow("s", ts, id));
+      events.push_back(flow(i % 2, stream, ts, i % 97));
+    }
+    if (i % 1000 == 0)
+      events.push_back(
+          "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":" + std::to_string(stream) +
+          ",\"args\":{\"name\":\"stream " + std::to_string(stream) + "\"}}");
+    events.push_back("{\"name\":\"cpu op " + std::string(i % 40, 'x') +
+                     "\",\"ph\":\"X\",\"pid\":9,\"tid\":" + std::to_string(i % 3) + ",\"ts\":" +
+                     ts + ",\"dur\":1,\"args\":{\"External id\":" + std::to_string(i) + "}}");
+  }
+  return events;
+}
+
+struct Pass2 {
+  explicit Pass2(std::string text)
+      : text_(std::move(text)),
+        input(TraceInput::from_memory(text_)),
+        index(build_index(input)),
+        plan(index) {}
+
+  // The events pass 2 writes, as the inside of a JSON array.
+  std::string events(unsigned workers, const MergeEdit* merge) const {
+    std::string written;
+    StringSink sink(written);
+    JsonOut out(sink);
+    out.start_array();
+    write_rank_events(input, plan, merge, workers, out);
+    out.end_array();
+    out.stream().drain();
+    return written;
+  }
+
+  std::string error(unsigned workers, const MergeEdit* merge) const {
+    try {
+      events(workers, merge);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  std::string text_;
+  TraceInput input;
+  TraceIndex index;
+  CompactionPlan plan;
+};
+
+}  // namespace
+
+TEST_CASE("pass 2 writes the same bytes on any number of render workers") {
+  const Pass2 pass(trace(many_events(), ",\"baseTimeNanoseconds\":1"));
+  REQUIRE(pass.index.slices.size() == 12000);
+  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
+  MergeEdit merge;
+  merge.pid_map = &pids;
+  merge.ts_offset = 12.25;
+  merge.first_flow_id = 2000000000;
+  merge.name_prefix = "PP rank 1 | ";
+
+  const std::string single = pass.events(0, nullptr);
+  const std::string merged = pass.events(0, &merge);
+  REQUIRE(single.size() > 3000000);
+  CHECK(merged.find("\"id\":2000000000") != std::string::npos);   // ids renumbered
+  CHECK(merged.find("process_sort_index") == std::string::npos);  // dropped in a merge
+  for (unsigned workers : {1u, 2u, 3u}) {
+    INFO("workers " << workers);
+    CHECK(pass.events(workers, nullptr) == single);
+    CHECK(pass.events(workers, &merge) == merged);
+  }
+}
+
+TEST_CASE("pass 2 reports the first fault in event order on any number of render workers") {
+  // GPU flow endpoints with a non-numeric ts: only pass 2 judges them.
+  std::vector<std::string> events = many_events();
+  const auto bad_flow = [](int ts) {
+    return "{\"name\":\"ac2g\",\"cat\":\"ac2g\",\"ph\":\"f\",\"bp\":\"e\",\"pid\":0,\"tid\":7,"
+           "\"ts\":\"" +
+           std::to_string(ts) + "\",\"id\":1}";
+  };
+  const size_t early = 2000, late = events.size() - 10;
+  events.insert(events.begin() + static_cast<std::ptrdiff_t>(late), bad_flow(2));
+  events.insert(events.begin() + static_cast<std::ptrdiff_t>(early), bad_flow(1));
+  const Pass2 pass(trace(events));
+  const std::string expected = pass.error(0, nullptr);
+  CHECK(expected.find("GPU flow event " + std::to_string(early) + " has a non-numeric ts") !=
+        std::string::npos);
+  for (unsigned workers : {1u, 2u, 3u}) {
+    INFO("workers " << workers);
+    CHECK(pass.error(workers, nullptr) == expected);
+  }
+}
+
+}  // namespace tracecompact
