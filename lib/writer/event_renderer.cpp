@@ -61,15 +61,20 @@ bool is_number_text(std::string_view text) {
 }  // namespace
 
 bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
-                         const MergeEdit& merge, JsonOut& out) {
+                         const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out) {
   if (edit.ts || edit.dur) return false;
   TopLevelFields fields;
-  if (!locate_top_level_fields(text, fields)) return false;
+  if (!locate_top_level_fields(text, fields, edit.tid.has_value())) return false;
   const std::string_view ph = fields.ph.found ? fields.ph.in(text) : std::string_view();
   if (ph.find('\\') != std::string_view::npos || ph == "\"M\"") return false;
-  if (fields.id.found && (ph == "\"s\"" || ph == "\"t\"" || ph == "\"f\"")) return false;
   count_ = 0;
   used_ = 0;
+  if (fields.id.found && is_flow_phase_token(ph)) {
+    const std::string_view id = fields.id.in(text);
+    if (!FlowIdRenumberer::is_plain_integer(id)) return false;
+    flow_id_.assign(id);
+    add(fields.id.at, fields.id.length, {}, true);
+  }
   if (fields.pid.found && is_integer_text(fields.pid.in(text))) {
     int64_t pid = 0;
     const std::string_view token = fields.pid.in(text);
@@ -97,10 +102,19 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     if (!stream_span.valid()) return false;
     add(stream_span.at, stream_span.length, integer_text(*edit.stream));
   }
-  std::sort(
-      parts_, parts_ + count_,
-      [](const JsonOut::Replacement& a, const JsonOut::Replacement& b) { return a.at < b.at; });
-  out.raw_spliced(text, parts_, count_);
+  std::sort(parts_, parts_ + count_, [](const Part& a, const Part& b) { return a.at < b.at; });
+  out.begin_raw_value();
+  OutputStream& stream = out.stream();
+  size_t copied = 0;
+  for (size_t i = 0; i < count_; ++i) {
+    stream.write(text.data() + copied, parts_[i].at - copied);
+    if (parts_[i].flow_id)
+      flow_ids.put(flow_id_, stream);
+    else
+      stream.write(parts_[i].text.data(), parts_[i].text.size());
+    copied = parts_[i].at + parts_[i].length;
+  }
+  stream.write(text.data() + copied, text.size() - copied);
   return true;
 }
 
@@ -109,10 +123,6 @@ std::string_view MergeSplicer::integer_text(int64_t value) {
   char* end = std::to_chars(begin, digits_ + sizeof digits_, value).ptr;
   used_ = static_cast<size_t>(end - digits_);
   return std::string_view(begin, static_cast<size_t>(end - begin));
-}
-
-void MergeSplicer::add(size_t at, size_t length, std::string_view text) {
-  parts_[count_++] = {at, length, text};
 }
 
 void EventRenderer::render(std::string_view text, const EventOrigin& origin, EventAction action,
@@ -174,7 +184,7 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
   }
   if (!rewrite)
     out.raw(text);
-  else if (!merge_ || !splicer_.write(text, edit, stream_span, *merge_, out))
+  else if (!merge_ || !splicer_.write(text, edit, stream_span, *merge_, *flow_ids_, out))
     rewriter_.write(text, origin, edit, merge_, out);
 }
 

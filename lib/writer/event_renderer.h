@@ -47,22 +47,32 @@ class PlanCursor {
   size_t annotation_ = 0;
 };
 
-// Merge mode without a parse: pid renumbered and ts shifted in place (plus the
-// plan's tid/stream). write() returns false when the event needs the full
-// rewriter: metadata, flows, coalesced annotations, unusual spellings.
+// Merge mode without a parse: pid renumbered, ts shifted and a flow's plain
+// integer id renumbered in place (plus the plan's tid/stream). write() returns
+// false when the event needs the full rewriter: metadata, other flow ids,
+// retimed annotations, unusual spellings.
 class MergeSplicer {
  public:
   bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
-             const MergeEdit& merge, JsonOut& out);
+             const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out);
 
  private:
+  struct Part {
+    size_t at;
+    size_t length;
+    std::string_view text;  // the replacement, unless it is the flow id
+    bool flow_id;
+  };
   std::string_view integer_text(int64_t value);
-  void add(size_t at, size_t length, std::string_view text);
+  void add(size_t at, size_t length, std::string_view text, bool flow_id = false) {
+    parts_[count_++] = {at, length, text, flow_id};
+  }
 
-  JsonOut::Replacement parts_[4];
+  Part parts_[5];
   size_t count_ = 0;
   char digits_[128];
   size_t used_ = 0;
+  std::string flow_id_;
 };
 
 // Renders events of one trace as its plan says; one per thread. `flow_ids`
@@ -70,7 +80,7 @@ class MergeSplicer {
 class EventRenderer {
  public:
   EventRenderer(const CompactionPlan& plan, const MergeEdit* merge, FlowIdWriter* flow_ids)
-      : plan_(plan), merge_(merge), rewriter_(flow_ids) {}
+      : plan_(plan), merge_(merge), flow_ids_(flow_ids), rewriter_(flow_ids) {}
 
   void render(std::string_view text, const EventOrigin& origin, EventAction action, JsonOut& out,
               RankWriteStats& stats);
@@ -78,6 +88,7 @@ class EventRenderer {
  private:
   const CompactionPlan& plan_;
   const MergeEdit* merge_;
+  FlowIdWriter* flow_ids_;
   EventRewriter rewriter_;
   MergeSplicer splicer_;
   EventParser parser_;

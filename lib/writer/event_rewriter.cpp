@@ -1,5 +1,6 @@
 #include "writer/event_rewriter.h"
 
+#include <charconv>
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -13,28 +14,36 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-// The integer a canonical id text spells, if it is a plain one: "0" or an
-// optional '-' and up to 18 digits without leading zeros, so that text and
-// number name each other one to one.
-std::optional<int64_t> plain_integer(const std::string& text) {
-  const size_t digits_at = !text.empty() && text[0] == '-' ? 1 : 0;
-  const size_t digits = text.size() - digits_at;
-  if (digits == 0 || digits > 18) return std::nullopt;
-  if (text[digits_at] == '0' && (digits > 1 || digits_at == 1)) return std::nullopt;
+// The integer a canonical id text spells, if it is a plain one, so that text
+// and number name each other one to one.
+std::optional<int64_t> plain_integer(std::string_view text) {
+  if (!FlowIdRenumberer::is_plain_integer(text)) return std::nullopt;
+  const size_t digits_at = text[0] == '-' ? 1 : 0;
   int64_t value = 0;
-  for (size_t i = digits_at; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    value = value * 10 + (text[i] - '0');
-  }
+  for (size_t i = digits_at; i < text.size(); ++i) value = value * 10 + (text[i] - '0');
   return digits_at ? -value : value;
 }
 
 }  // namespace
 
+bool FlowIdRenumberer::is_plain_integer(std::string_view text) {
+  const size_t digits_at = !text.empty() && text[0] == '-' ? 1 : 0;
+  const size_t digits = text.size() - digits_at;
+  if (digits == 0 || digits > 18) return false;
+  if (text[digits_at] == '0' && (digits > 1 || digits_at == 1)) return false;
+  return text.find_first_not_of("0123456789", digits_at) == std::string_view::npos;
+}
+
 uint64_t FlowIdRenumberer::renumber(const std::string& canonical_id) {
   if (const auto number = plain_integer(canonical_id))
     return integer_ids_.try_emplace(*number, next_id()).first->second;
   return other_ids_.try_emplace(canonical_id, next_id()).first->second;
+}
+
+void NumberingFlowIdWriter::put(const std::string& canonical_id, OutputStream& stream) {
+  char digits[24];
+  const char* end = std::to_chars(digits, digits + sizeof digits, ids_.renumber(canonical_id)).ptr;
+  stream.write(digits, static_cast<size_t>(end - digits));
 }
 
 void write_time(JsonOut& out, double value) {

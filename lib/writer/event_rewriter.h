@@ -30,6 +30,9 @@ class FlowIdRenumberer {
  public:
   explicit FlowIdRenumberer(uint64_t first_id) : first_id_(first_id) {}
   uint64_t renumber(const std::string& canonical_id);
+  // Whether an id token is a plain integer ("0", or an optional '-' and up to
+  // 18 digits without leading zeros): then its text is its canonical text.
+  static bool is_plain_integer(std::string_view text);
 
  private:
   uint64_t next_id() const { return first_id_ + integer_ids_.size() + other_ids_.size(); }
@@ -41,20 +44,24 @@ class FlowIdRenumberer {
   std::unordered_map<std::string, uint64_t> other_ids_;
 };
 
-// Writes the merged id of a flow event given its canonical id text.
+// Writes the merged id of a flow event, given its canonical id text.
 class FlowIdWriter {
  public:
   virtual ~FlowIdWriter() = default;
-  virtual void write(const std::string& canonical_id, JsonOut& out) = 0;
+  // The id as a bare number at the stream's position (inside a spliced event).
+  virtual void put(const std::string& canonical_id, OutputStream& stream) = 0;
+  // The id as the value of the key just written.
+  void write(const std::string& canonical_id, JsonOut& out) {
+    out.begin_raw_value();
+    put(canonical_id, out.stream());
+  }
 };
 
 // Numbers ids as they are written, for events written in order.
 class NumberingFlowIdWriter final : public FlowIdWriter {
  public:
   explicit NumberingFlowIdWriter(FlowIdRenumberer& ids) : ids_(ids) {}
-  void write(const std::string& canonical_id, JsonOut& out) override {
-    out.unsigned_integer(ids_.renumber(canonical_id));
-  }
+  void put(const std::string& canonical_id, OutputStream& stream) override;
 
  private:
   FlowIdRenumberer& ids_;

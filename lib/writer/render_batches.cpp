@@ -16,9 +16,9 @@ void RenderBatch::clear() {
 RenderWorker::RenderWorker(const CompactionPlan& plan, const MergeEdit* merge)
     : renderer_(plan, merge, &holes_) {}
 
-void RenderWorker::HoleWriter::write(const std::string& canonical_id, JsonOut& out) {
-  out.begin_raw_value();  // the separator; the id itself comes at append time
-  batch->id_holes.push_back({out.stream().bytes_written() - batch_start, canonical_id});
+// The id itself is written when the batch is appended, in event order.
+void RenderWorker::HoleWriter::put(const std::string& canonical_id, OutputStream& stream) {
+  batch->id_holes.push_back({stream.bytes_written() - batch_start, canonical_id});
 }
 
 void RenderWorker::process(RenderBatch& batch) {

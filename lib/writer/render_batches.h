@@ -41,7 +41,7 @@ class RenderWorker {
  private:
   class HoleWriter final : public FlowIdWriter {
    public:
-    void write(const std::string& canonical_id, JsonOut& out) override;
+    void put(const std::string& canonical_id, OutputStream& stream) override;
     RenderBatch* batch = nullptr;
     uint64_t batch_start = 0;  // bytes written before the batch
   };

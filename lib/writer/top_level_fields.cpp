@@ -44,9 +44,19 @@ size_t value_end(std::string_view text, size_t i) {
   return i;
 }
 
+bool has_all(const TopLevelFields& fields, std::string_view text, bool need_tid) {
+  if (!fields.pid.found || !fields.ts.found || !fields.ph.found) return false;
+  if (need_tid && !fields.tid.found) return false;
+  return fields.id.found || !is_flow_phase_token(fields.ph.in(text));
+}
+
 }  // namespace
 
-bool locate_top_level_fields(std::string_view text, TopLevelFields& fields) {
+bool is_flow_phase_token(std::string_view ph) {
+  return ph == "\"s\"" || ph == "\"t\"" || ph == "\"f\"";
+}
+
+bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid) {
   fields = {};
   size_t i = skip_space(text, 1);  // past '{'
   while (i < text.size() && text[i] == '"') {
@@ -71,6 +81,7 @@ bool locate_top_level_fields(std::string_view text, TopLevelFields& fields) {
     if (slot) {
       if (slot->found) return false;
       *slot = {i, end - i, true};
+      if (has_all(fields, text, need_tid)) return true;
     }
     i = skip_space(text, end);
     if (i < text.size() && text[i] == ',') i = skip_space(text, i + 1);

@@ -18,8 +18,14 @@ struct TopLevelFields {
   FieldSpan pid, tid, ts, ph, id;
 };
 
-// False when the event needs a real parse: an escaped key, or a repeated key of
-// interest. `text` must be followed by the tokenizer's slack (64 readable bytes).
-bool locate_top_level_fields(std::string_view text, TopLevelFields& fields);
+// Whether a ph token names a flow phase ("s", "t", "f"), whose id matters.
+bool is_flow_phase_token(std::string_view ph);
+
+// Finds pid, ts, ph, tid (when `need_tid`) and, for a flow phase, id. The scan
+// stops once it has them: pass 1 has rejected events that repeat these keys
+// (spec 12), so nothing later can override them; the bytes skipped are mostly
+// args. False when the event needs a real parse (a key spelled with escapes
+// before the scan stops). `text` must be followed by 64 readable bytes.
+bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid);
 
 }  // namespace tracecompact

@@ -1,0 +1,66 @@
+// The merge's field scan finds pid, tid, ts, ph and a flow's id by their spans,
+// stops once it has them (pass 1 rejects repeated keys), and asks for a real
+// parse when a key spelled with escapes comes before that.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "writer/top_level_fields.h"
+
+namespace tracecompact {
+namespace {
+
+// The tokenizer leaves 64 readable bytes after every event; so does this.
+std::string padded(const std::string& event) {
+  return event + std::string(64, ' ');
+}
+
+}  // namespace
+
+TEST_CASE("the field scan finds the spans of the fields it splices") {
+  const std::string event =
+      R"({"ph": "X", "cat": "kernel", "pid": 0, "tid": 7, "ts": 12.5, "args": {"pid": 9}})";
+  const std::string buffer = padded(event);
+  const std::string_view text(buffer.data(), event.size());
+  TopLevelFields fields;
+  REQUIRE(locate_top_level_fields(text, fields, true));
+  CHECK(fields.ph.in(text) == "\"X\"");
+  CHECK(fields.pid.in(text) == "0");
+  CHECK(fields.tid.in(text) == "7");
+  CHECK(fields.ts.in(text) == "12.5");
+  CHECK_FALSE(fields.id.found);
+}
+
+TEST_CASE("the field scan stops once it has what the splice needs") {
+  // An escaped key after ts: never reached, as pass 1 has ruled out that it
+  // repeats pid/tid/ts/ph/id.
+  const std::string event = R"({"ph":"X","pid":1,"tid":2,"ts":3,"dur":1,"p\u0069d":4})";
+  const std::string buffer = padded(event);
+  const std::string_view text(buffer.data(), event.size());
+  TopLevelFields fields;
+  CHECK(locate_top_level_fields(text, fields, true));
+  CHECK(fields.pid.in(text) == "1");
+
+  // A flow needs its id too: the escaped key comes first, so a real parse is asked for.
+  const std::string flow = R"({"ph":"s","pid":1,"tid":2,"ts":3,"i\u0064":4})";
+  const std::string flow_buffer = padded(flow);
+  CHECK_FALSE(
+      locate_top_level_fields(std::string_view(flow_buffer.data(), flow.size()), fields, true));
+
+  // Without tid wanted, an event lacking it still completes.
+  const std::string no_tid = R"({"ph":"i","pid":1,"ts":3,"s":"g","\u0074id":5})";
+  const std::string no_tid_buffer = padded(no_tid);
+  CHECK(locate_top_level_fields(std::string_view(no_tid_buffer.data(), no_tid.size()), fields,
+                                false));
+  CHECK_FALSE(fields.tid.found);
+}
+
+TEST_CASE("flow phases are told from their tokens") {
+  CHECK(is_flow_phase_token("\"s\""));
+  CHECK(is_flow_phase_token("\"t\""));
+  CHECK(is_flow_phase_token("\"f\""));
+  CHECK_FALSE(is_flow_phase_token("\"X\""));
+  CHECK_FALSE(is_flow_phase_token("\"\\u0073\""));
+}
+
+}  // namespace tracecompact
