@@ -3,6 +3,7 @@
 #   json    tracecompact IN.json -o OUT.json             vs  parse_floor IN.json
 #   gzip    tracecompact IN.json.gz -o OUT.json.gz       vs  zcat IN.json.gz | gzip -1 > OUT
 #   merge   tracecompact DIR --merge-pp-ranks (4 ranks)  vs  the 4 ranks compacted one by one
+#           (and, for reference, one by one with --threads 1)
 #   shapes  worst cases at two scales, against parse_floor, so linearity can be judged
 # Inputs are generated once into a cache folder and reused. MB means 10^6 bytes of JSON.
 set -euo pipefail
@@ -309,6 +310,14 @@ scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
     'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" -o "$3/one_$(basename "$f")"; done' _ \
     "$dir" "$TOOL" "$WORK"
   record merge "merge 4 ranks ${1}MB" "$dir" "$(dir_json_bytes "$dir")" "4 ranks one by one"
+  # For reference: the same merge against one rank at a time on one thread each
+  # (single runs use all cores by default, which the row above compares against).
+  # shellcheck disable=SC2016  # expanded by the inner bash
+  measure "4 ranks one by one, 1 thread ${1}MB" bash -c \
+    'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" --threads 1 -o "$3/one_$(basename "$f")"; done' _ \
+    "$dir" "$TOOL" "$WORK"
+  record merge_vs_one_thread "merge 4 ranks ${1}MB" "$dir" "$(dir_json_bytes "$dir")" \
+    "one by one, --threads 1"
 }
 
 scenario_shape() {  # scenario_shape SHAPE COUNT

@@ -3,6 +3,8 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <unordered_set>
 
 #include "index/event_batches.h"
@@ -154,16 +156,37 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
   TraceTokenizer tokenizer(*source, input.chunk_size());
   IndexBuilder builder(index);
   EventParser top_level_parser;
-  EventBatches batches(workers);
+  // Without workers the caller digests each event where the tokenizer holds it
+  // (followed by readable slack, as simdjson's padding needs): no copy.
+  EventParser caller_parser;
+  std::string caller_arena;
+  std::optional<EventBatches> batches;
+  if (workers > 0) batches.emplace(workers);
   auto add_oldest = [&] {
-    builder.add(batches.oldest());
-    batches.pop();
+    builder.add(batches->oldest());
+    batches->pop();
+  };
+  auto take_event = [&](const TraceTokenizer::Item& item) {
+    if (!batches) {
+      caller_arena.clear();
+      const EventFields& fields =
+          caller_parser.parse_in_place(item.text, {item.index, item.offset});
+      builder.add(digest_event(fields, caller_parser, item.index, caller_arena), caller_arena,
+                  item.index);
+      return;
+    }
+    if (!batches->filling().events.add(item.text, item.index, item.offset)) {
+      batches->submit();
+      if (batches->pending() == batches->capacity()) add_oldest();
+      batches->filling().events.add(item.text, item.index, item.offset);
+    }
   };
   // Everything read so far goes into the index before anything that follows is
   // judged, so that of several faults the first in file order is reported.
   auto drain = [&] {
-    if (!batches.filling().events.empty()) batches.submit();
-    while (batches.pending() > 0) add_oldest();
+    if (!batches) return;
+    if (!batches->filling().events.empty()) batches->submit();
+    while (batches->pending() > 0) add_oldest();
   };
   for (;;) {
     TraceTokenizer::Item item;
@@ -189,11 +212,7 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
           fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) +
                      " events");
         }
-        if (!batches.filling().events.add(item.text, item.index, item.offset)) {
-          batches.submit();
-          if (batches.pending() == batches.capacity()) add_oldest();
-          batches.filling().events.add(item.text, item.index, item.offset);
-        }
+        take_event(item);
         break;
       case TraceTokenizer::Kind::kEnd:
         break;

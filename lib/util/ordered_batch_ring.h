@@ -1,11 +1,11 @@
 // A ring of batches that the caller fills in order, worker threads process
 // (each with its own Worker state), and the caller takes back in the same
-// order: the parallel part of both passes. With no workers the caller
-// processes each batch itself when submitting it. A batch keeps its own
-// failure (Worker::process must not throw), so that the caller meets it in
-// input order.
+// order: the parallel part of both passes (without workers, the passes do not
+// batch at all). A batch keeps its own failure (Worker::process must not
+// throw), so that the caller meets it in input order.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <memory>
@@ -18,12 +18,11 @@ namespace tracecompact {
 template <typename Batch, typename Worker>
 class OrderedBatchRing {
  public:
-  // `make_worker()` returns a std::unique_ptr<Worker>; it is called on each
-  // worker thread (or once, for the caller, without workers).
+  // `make_worker()` returns a std::unique_ptr<Worker>; it is called on each of
+  // the `workers` (at least one) threads.
   template <typename MakeWorker>
   OrderedBatchRing(unsigned workers, size_t batches_per_worker, MakeWorker make_worker)
-      : batches_(workers ? workers * batches_per_worker : 1), done_(batches_.size(), false) {
-    if (workers == 0) caller_worker_ = make_worker();
+      : batches_(std::max(workers, 1u) * batches_per_worker), done_(batches_.size(), false) {
     for (unsigned w = 0; w < workers; ++w)
       threads_.emplace_back([this, make_worker] {
         const std::unique_ptr<Worker> worker = make_worker();
@@ -46,12 +45,6 @@ class OrderedBatchRing {
   Batch& filling() { return batches_[submitted_ % batches_.size()]; }
   void submit() {
     const size_t slot = submitted_ % batches_.size();
-    if (caller_worker_) {
-      caller_worker_->process(batches_[slot]);
-      done_[slot] = true;
-      ++submitted_;
-      return;
-    }
     {
       std::lock_guard lock(mutex_);
       done_[slot] = false;
@@ -62,10 +55,8 @@ class OrderedBatchRing {
   // The oldest submitted batch, once processed; pop() clears it for reuse.
   Batch& oldest() {
     const size_t slot = taken_ % batches_.size();
-    if (!caller_worker_) {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return bool(done_[slot]); });
-    }
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return bool(done_[slot]); });
     return batches_[slot];
   }
   void pop() {
@@ -97,7 +88,6 @@ class OrderedBatchRing {
 
   std::vector<Batch> batches_;  // the ring
   std::vector<char> done_;      // per slot; char, not the packed vector<bool>
-  std::unique_ptr<Worker> caller_worker_;
   std::mutex mutex_;
   std::condition_variable changed_;
   size_t submitted_ = 0;  // caller side
