@@ -6,6 +6,70 @@
 #include <cstdlib>
 
 namespace tracecompact {
+namespace {
+
+constexpr double kPowersOfTen[] = {1.0, 10.0, 100.0, 1000.0};
+constexpr uint64_t kExactIntegers = uint64_t{1} << 53;  // every integer below is a double
+
+}  // namespace
+
+double read_number_token(std::string_view token) {
+  // [-]digits[.up to 3 digits]: the digits as an integer k and 10^f are exact
+  // doubles, so the correctly rounded k / 10^f is the double nearest the
+  // decimal, which is what a full parse returns.
+  const bool negative = !token.empty() && token[0] == '-';
+  size_t i = negative ? 1 : 0;
+  uint64_t digits = 0;
+  size_t count = 0, fraction = 0;
+  bool in_fraction = false;
+  for (; i < token.size(); ++i) {
+    const char c = token[i];
+    if (c >= '0' && c <= '9') {
+      digits = digits * 10 + static_cast<uint64_t>(c - '0');
+      ++count;
+      fraction += in_fraction;
+    } else if (c == '.' && !in_fraction) {
+      in_fraction = true;
+    } else {
+      break;
+    }
+  }
+  if (i == token.size() && count > 0 && count <= 15 && fraction <= 3) {
+    const double magnitude = static_cast<double>(digits) / kPowersOfTen[fraction];
+    return negative ? -magnitude : magnitude;
+  }
+  double value = 0;
+  std::from_chars(token.data(), token.data() + token.size(), value);
+  return value;
+}
+
+char* write_round_trip(double value, char* first, char* last) {
+  // If k / 1000 (k an exact integer) rounds to `value`, the decimal k/1000 reads
+  // back as `value`: parsing and division both round the same exact quotient.
+  const double scaled = value * 1000.0;
+  if (std::fabs(scaled) < static_cast<double>(kExactIntegers) &&
+      !(value == 0 && std::signbit(value))) {
+    const int64_t k = std::llround(scaled);
+    if (static_cast<double>(k) / 1000.0 == value && last - first >= 24) {
+      uint64_t magnitude = static_cast<uint64_t>(k < 0 ? -k : k);
+      char* out = first;
+      if (k < 0) *out++ = '-';
+      out = std::to_chars(out, last, magnitude / 1000).ptr;
+      unsigned thousandths = static_cast<unsigned>(magnitude % 1000);
+      if (thousandths != 0) {
+        *out++ = '.';
+        const char digits[3] = {static_cast<char>('0' + thousandths / 100),
+                                static_cast<char>('0' + thousandths / 10 % 10),
+                                static_cast<char>('0' + thousandths % 10)};
+        size_t kept = 3;
+        while (digits[kept - 1] == '0') --kept;
+        for (size_t d = 0; d < kept; ++d) *out++ = digits[d];
+      }
+      return out;
+    }
+  }
+  return std::to_chars(first, last, value).ptr;
+}
 
 std::string format_double(double value) {
   char buffer[64];

@@ -15,6 +15,15 @@ std::string format_double(double value);
 // the reference prints with f-strings.
 std::string python_float_repr(double value);
 
+// The double a JSON number token spells, exactly as std::from_chars reads it;
+// quick for the usual timestamp spelling (up to 15 digits, at most 3 decimals).
+double read_number_token(std::string_view token);
+
+// Writes a finite double as text that reads back as the same double (not always
+// the shortest); quick for values that are the nearest double to some k / 1000,
+// as timestamps in microseconds with nanosecond digits are. Returns the end.
+char* write_round_trip(double value, char* first, char* last);
+
 // True when a JSON number token has neither fraction nor exponent (spec 0).
 inline bool is_integer_token(std::string_view token) {
   return token.find_first_of(".eE") == std::string_view::npos;

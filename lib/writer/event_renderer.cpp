@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "index/index_pass.h"
+#include "json/number_format.h"
 #include "tracecompact/error.h"
 #include "writer/top_level_fields.h"
 
@@ -79,18 +80,18 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     int64_t pid = 0;
     const std::string_view token = fields.pid.in(text);
     std::from_chars(token.data(), token.data() + token.size(), pid);
-    const auto mapped = merge.pid_map->find(pid);
-    if (mapped == merge.pid_map->end()) return false;
-    add(fields.pid.at, fields.pid.length, integer_text(mapped->second));
+    if (!last_pid_ || last_pid_->first != pid) {  // most events repeat the previous pid
+      const auto mapped = merge.pid_map->find(pid);
+      if (mapped == merge.pid_map->end()) return false;
+      last_pid_ = *mapped;
+    }
+    add(fields.pid.at, fields.pid.length, integer_text(last_pid_->second));
   }
   if (fields.ts.found && is_number_text(fields.ts.in(text))) {
-    const std::string_view token = fields.ts.in(text);
-    double ts = 0;
-    std::from_chars(token.data(), token.data() + token.size(), ts);
-    const double shifted = ts + merge.ts_offset;
+    const double shifted = read_number_token(fields.ts.in(text)) + merge.ts_offset;
     if (!std::isfinite(shifted)) return false;
     char* begin = digits_ + used_;
-    char* end = std::to_chars(begin, digits_ + sizeof digits_, shifted).ptr;
+    char* end = write_round_trip(shifted, begin, digits_ + sizeof digits_);
     used_ = static_cast<size_t>(end - digits_);
     add(fields.ts.at, fields.ts.length, std::string_view(begin, static_cast<size_t>(end - begin)));
   }

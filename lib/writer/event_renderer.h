@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <utility>
 
 #include "json/event_parser.h"
 #include "plan/compaction_plan.h"
@@ -68,6 +70,9 @@ class MergeSplicer {
     parts_[count_++] = {at, length, text, flow_id};
   }
 
+  // The last pid mapped (input, merged): most events repeat it. A splicer serves
+  // one MergeEdit (one rank).
+  std::optional<std::pair<int64_t, int64_t>> last_pid_;
   Part parts_[5];
   size_t count_ = 0;
   char digits_[128];

@@ -1,5 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "json/number_format.h"
 #include "plan/pp_arrows.h"
 
@@ -38,4 +45,76 @@ TEST_CASE("PP names take ASCII digits and numeric stage and microbatch", "[pp]")
   CHECK(parse_pp_name("PP:\xd9\xa1"
                       "F0")
             .kind == PPName::Kind::kNone);  // Arabic-Indic one
+}
+
+TEST_CASE("number tokens read exactly as a full parse reads them") {
+  std::mt19937_64 random(7);
+  const std::vector<std::string> fixed = {"0",
+                                          "-0",
+                                          "-0.0",
+                                          "0.5",
+                                          "1712195495225.968",
+                                          "1.",
+                                          "12e3",
+                                          "1E-7",
+                                          "0.001",
+                                          "999999999999999",
+                                          "9999999999999999",
+                                          "123456789012.3456",
+                                          "-42.125"};
+  std::vector<std::string> tokens = fixed;
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t whole = random() % 10000000000000ull;
+    const unsigned decimals = static_cast<unsigned>(random() % 5);
+    std::string token = (random() % 4 == 0 ? "-" : "") + std::to_string(whole);
+    if (decimals) {
+      token += '.';
+      for (unsigned d = 0; d < decimals; ++d) token += static_cast<char>('0' + random() % 10);
+    }
+    tokens.push_back(token);
+  }
+  for (const std::string& token : tokens) {
+    double expected = 0;
+    std::from_chars(token.data(), token.data() + token.size(), expected);
+    const double got = read_number_token(token);
+    INFO(token);
+    REQUIRE(std::memcmp(&got, &expected, sizeof got) == 0);  // -0.0 included
+  }
+}
+
+TEST_CASE("doubles are written as text that reads back as the same double") {
+  std::mt19937_64 random(11);
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.0,
+                                0.001,
+                                0.1,
+                                1e300,
+                                -1e-300,
+                                5e-324,
+                                1712195495225.968,
+                                9007199254740.991,
+                                9007199254740993.0,
+                                123.4565,
+                                0.0005};
+  for (int i = 0; i < 20000; ++i) {
+    const double ts = static_cast<double>(random() % 10000000000000000ull) / 1000.0;
+    const double offset = static_cast<double>(static_cast<int64_t>(random() % 2000000) - 1000000) /
+                          (random() % 2 ? 1000.0 : 7.0);
+    values.push_back(ts + offset);
+    uint64_t bits = random();
+    double any;
+    std::memcpy(&any, &bits, sizeof any);
+    if (std::isfinite(any)) values.push_back(any);
+  }
+  for (const double value : values) {
+    char text[64];
+    const char* end = write_round_trip(value, text, text + sizeof text);
+    double back = 0;
+    const auto result = std::from_chars(text, end, back);
+    INFO(std::string(static_cast<const char*>(text), end));
+    REQUIRE(result.ptr == end);
+    REQUIRE(std::memcmp(&back, &value, sizeof back) == 0);
+  }
 }
