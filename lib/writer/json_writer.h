@@ -14,6 +14,7 @@ namespace tracecompact {
 class JsonOut {
  public:
   explicit JsonOut(ByteSink& sink) : stream_(sink), writer_(stream_) {}
+  JsonOut() : writer_(stream_) {}  // into memory: see OutputStream::take()
 
   rapidjson::Writer<OutputStream>& writer() { return writer_; }
   OutputStream& stream() { return stream_; }

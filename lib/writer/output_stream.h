@@ -1,5 +1,6 @@
 // A RapidJSON output stream that fills a reused buffer and hands full blocks to
-// a ByteSink (plain file, gzip, memory).
+// a ByteSink (plain file, gzip, memory) — or, without a sink, grows the buffer
+// and hands the whole of it over at once (a render worker's batch output).
 #pragma once
 
 #include <cstdint>
@@ -15,36 +16,60 @@ class OutputStream {
   typedef char Ch;  // RapidJSON's stream concept
 
   explicit OutputStream(ByteSink& sink, size_t capacity = size_t{256} << 10)
-      : sink_(sink), buffer_(capacity) {}
+      : sink_(&sink), buffer_(capacity) {}
+  // In memory: see take().
+  OutputStream() : sink_(nullptr), buffer_(size_t{256} << 10) {}
 
   void Put(char c) {
-    if (used_ == buffer_.size()) drain();
+    if (used_ == buffer_.size()) make_room(1);
     buffer_[used_++] = c;
   }
   void Flush() {}  // RapidJSON calls this after each document; blocks are drained when full
   void write(const char* data, size_t size) {
     if (size > buffer_.size() - used_) {
-      drain();
-      if (size >= buffer_.size()) {
-        sink_.write(data, size);
+      if (sink_ && size >= buffer_.size()) {
+        drain();
+        sink_->write(data, size);
         written_ += size;
         return;
       }
+      make_room(size);
     }
     std::memcpy(buffer_.data() + used_, data, size);
     used_ += size;
   }
   // Hands the remaining bytes to the sink (the sink itself is finished by its owner).
   void drain() {
-    if (used_ == 0) return;
-    sink_.write(buffer_.data(), used_);
+    if (used_ == 0 || !sink_) return;
+    sink_->write(buffer_.data(), used_);
     written_ += used_;
     used_ = 0;
+  }
+  // In memory: swaps the bytes written so far (the first `size` of `bytes`)
+  // with `bytes`, whose old storage the stream reuses.
+  void take(std::vector<char>& bytes, size_t& size) {
+    bytes.swap(buffer_);
+    size = used_;
+    written_ += used_;
+    used_ = 0;
+    if (buffer_.size() < kMinimumCapacity) buffer_.resize(kMinimumCapacity);
   }
   uint64_t bytes_written() const { return written_ + used_; }
 
  private:
-  ByteSink& sink_;
+  static constexpr size_t kMinimumCapacity = size_t{64} << 10;
+
+  void make_room(size_t size) {
+    if (sink_) {
+      drain();
+      return;
+    }
+    size_t capacity = buffer_.size() * 2;
+    while (capacity < used_ + size) capacity *= 2;
+    buffer_.resize(capacity);
+  }
+
+  ByteSink* sink_;
   std::vector<char> buffer_;
   size_t used_ = 0;
   uint64_t written_ = 0;

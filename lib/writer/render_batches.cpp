@@ -7,7 +7,7 @@ namespace tracecompact {
 void RenderBatch::clear() {
   events.clear();
   actions.clear();
-  output.clear();
+  output_size = 0;
   id_holes.clear();
   stats = {};
   error = nullptr;
@@ -24,7 +24,6 @@ void RenderWorker::HoleWriter::put(const std::string& canonical_id, OutputStream
 void RenderWorker::process(RenderBatch& batch) {
   holes_.batch = &batch;
   holes_.batch_start = out_.stream().bytes_written();
-  rendered_.clear();
   // A fresh array per batch: the writer separates the batch's own events.
   out_.reset();
   out_.start_array();
@@ -37,12 +36,11 @@ void RenderWorker::process(RenderBatch& batch) {
   } catch (...) {
     batch.error = std::current_exception();  // the caller meets it in event order
   }
-  out_.stream().drain();
-  batch.output.swap(rendered_);
+  out_.stream().take(batch.output, batch.output_size);
 }
 
 void append_rendered(const RenderBatch& batch, FlowIdRenumberer& flow_ids, JsonOut& out) {
-  const std::string& text = batch.output;
+  const std::string_view text(batch.output.data(), batch.output_size);
   if (text.size() > 1) {  // past the batch's own '['
     out.begin_raw_value();
     size_t copied = 1;

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "sink/byte_sink.h"
 #include "tokenizer/copied_events.h"
 #include "util/ordered_batch_ring.h"
 #include "writer/event_renderer.h"
@@ -24,8 +23,9 @@ struct RenderBatch {
   };
   CopiedEvents events;
   std::vector<EventAction> actions;  // one per event
-  std::string output;                // '[' and the rendered events, comma-separated
-  std::vector<IdHole> id_holes;      // in output order
+  std::vector<char> output;          // its first output_size bytes: '[' and the rendered events
+  size_t output_size = 0;
+  std::vector<IdHole> id_holes;  // in output order
   RankWriteStats stats;
   std::exception_ptr error;  // the batch's first failure, in event order
 
@@ -46,9 +46,7 @@ class RenderWorker {
     uint64_t batch_start = 0;  // bytes written before the batch
   };
 
-  std::string rendered_;  // swapped with the batch's output
-  StringSink sink_{rendered_};
-  JsonOut out_{sink_};
+  JsonOut out_;  // in memory, handed to each batch
   HoleWriter holes_;
   EventRenderer renderer_;
 };
