@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tracecompact {
 
@@ -11,6 +12,11 @@ class ByteSink {
  public:
   virtual ~ByteSink() = default;
   virtual void write(const char* data, size_t size) = 0;
+  // Writes bytes[begin, end). A sink that can take the buffer over swaps it for
+  // storage of its own (contents unspecified); this one copies.
+  virtual void adopt(std::vector<char>& bytes, size_t begin, size_t end) {
+    write(bytes.data() + begin, end - begin);
+  }
   // Flushes everything (and writes the gzip trailer); no write may follow.
   virtual void finish() = 0;
 };

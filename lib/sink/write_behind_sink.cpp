@@ -6,7 +6,7 @@
 namespace tracecompact {
 
 WriteBehindSink::WriteBehindSink(ByteSink& inner, size_t block_size, size_t depth)
-    : inner_(inner), blocks_(depth < 2 ? 2 : depth) {
+    : inner_(inner), block_size_(block_size), blocks_(depth < 2 ? 2 : depth) {
   for (auto& block : blocks_) block.bytes.resize(block_size);
   thread_ = std::thread([this] { consume(); });
 }
@@ -23,6 +23,7 @@ WriteBehindSink::~WriteBehindSink() {
 void WriteBehindSink::write(const char* data, size_t size) {
   while (size > 0) {
     Block& block = blocks_[submitted_ % blocks_.size()];
+    if (block.bytes.size() < block_size_) block.bytes.resize(block_size_);  // adopted storage
     const size_t take = std::min(size, block.bytes.size() - block.size);
     std::memcpy(block.bytes.data() + block.size, data, take);
     block.size += take;
@@ -41,7 +42,19 @@ void WriteBehindSink::submit_current() {
   changed_.notify_all();
   changed_.wait(lock, [&] { return submitted_ - written_ < blocks_.size() || error_; });
   if (error_) std::rethrow_exception(error_);
-  blocks_[submitted_ % blocks_.size()].size = 0;
+  Block& next = blocks_[submitted_ % blocks_.size()];
+  next.begin = 0;
+  next.size = 0;
+}
+
+void WriteBehindSink::adopt(std::vector<char>& bytes, size_t begin, size_t end) {
+  if (begin == end) return;
+  if (blocks_[submitted_ % blocks_.size()].size > 0) submit_current();  // what came before
+  Block& block = blocks_[submitted_ % blocks_.size()];
+  block.bytes.swap(bytes);
+  block.begin = begin;
+  block.size = end;
+  submit_current();
 }
 
 void WriteBehindSink::finish() {
@@ -69,7 +82,8 @@ void WriteBehindSink::consume() {
       index = written_ % blocks_.size();
     }
     try {
-      inner_.write(blocks_[index].bytes.data(), blocks_[index].size);
+      const Block& block = blocks_[index];
+      inner_.write(block.bytes.data() + block.begin, block.size - block.begin);
     } catch (...) {
       std::lock_guard lock(mutex_);
       error_ = std::current_exception();

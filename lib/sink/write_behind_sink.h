@@ -23,18 +23,22 @@ class WriteBehindSink final : public ByteSink {
   WriteBehindSink& operator=(const WriteBehindSink&) = delete;
 
   void write(const char* data, size_t size) override;
+  // Queues the buffer itself: rendered batches reach the writer without a copy.
+  void adopt(std::vector<char>& bytes, size_t begin, size_t end) override;
   // Writes every pending block, then finishes the inner sink.
   void finish() override;
 
  private:
   struct Block {
-    std::vector<char> bytes;
+    std::vector<char> bytes;  // storage circulates: adopt() swaps it with the caller's
+    size_t begin = 0;         // the data is bytes[begin, size)
     size_t size = 0;
   };
   void submit_current();  // hands the caller's block to the writer
   void consume();         // the writer thread
 
   ByteSink& inner_;
+  const size_t block_size_;
   std::vector<Block> blocks_;  // a ring: [written_, submitted_) wait for the writer
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -45,6 +45,17 @@ class OutputStream {
     written_ += used_;
     used_ = 0;
   }
+  // Writes bytes[begin, end), handing the buffer itself to a sink that takes it
+  // over (`bytes` then holds other storage).
+  void adopt(std::vector<char>& bytes, size_t begin, size_t end) {
+    if (!sink_) {
+      write(bytes.data() + begin, end - begin);
+      return;
+    }
+    drain();
+    sink_->adopt(bytes, begin, end);
+    written_ += end - begin;
+  }
   // In memory: swaps the bytes written so far (the first `size` of `bytes`)
   // with `bytes`, whose old storage the stream reuses.
   void take(std::vector<char>& bytes, size_t& size) {

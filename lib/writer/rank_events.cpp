@@ -31,7 +31,7 @@ RankWriteStats render_in_batches(TraceTokenizer& tokenizer, const CompactionPlan
   RenderBatches batches(workers, plan, merge);
   PlanCursor cursor(plan.index());
   auto append_oldest = [&] {
-    const RenderBatch& batch = batches.oldest();
+    RenderBatch& batch = batches.oldest();
     append_rendered(batch, flow_ids, out);
     stats += batch.stats;
     batches.pop();

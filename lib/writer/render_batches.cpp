@@ -39,9 +39,12 @@ void RenderWorker::process(RenderBatch& batch) {
   out_.stream().take(batch.output, batch.output_size);
 }
 
-void append_rendered(const RenderBatch& batch, FlowIdRenumberer& flow_ids, JsonOut& out) {
+void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, JsonOut& out) {
   const std::string_view text(batch.output.data(), batch.output_size);
-  if (text.size() > 1) {  // past the batch's own '['
+  if (text.size() > 1 && batch.id_holes.empty()) {  // past the batch's own '['
+    out.begin_raw_value();
+    out.stream().adopt(batch.output, 1, batch.output_size);  // no copy
+  } else if (text.size() > 1) {
     out.begin_raw_value();
     size_t copied = 1;
     char digits[24];

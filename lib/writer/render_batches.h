@@ -62,7 +62,8 @@ class RenderBatches : public OrderedBatchRing<RenderBatch, RenderWorker> {
 };
 
 // Appends a rendered batch's events to `out` (an open array), numbering its
-// flow ids; then rethrows the batch's failure, if any.
-void append_rendered(const RenderBatch& batch, FlowIdRenumberer& flow_ids, JsonOut& out);
+// flow ids; then rethrows the batch's failure, if any. The batch's output
+// buffer may be handed to the sink (and replaced).
+void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, JsonOut& out);
 
 }  // namespace tracecompact

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sink/write_behind_sink.h"
 
@@ -39,6 +40,32 @@ TEST_CASE("write-behind keeps byte order across block boundaries") {
     }
     CHECK(inner.text == expected);
   }
+}
+
+TEST_CASE("write-behind keeps byte order when whole buffers are handed over") {
+  std::string expected;
+  RecordingSink inner;
+  {
+    WriteBehindSink sink(inner, 64, 3);
+    std::vector<char> buffer;
+    for (int i = 0; i < 2000; ++i) {
+      const std::string piece =
+          "<" + std::to_string(i) + std::string(static_cast<size_t>(i % 150), '.') + ">";
+      if (i % 3 == 0) {
+        sink.write(piece.data(), piece.size());
+        expected += piece;
+        continue;
+      }
+      // A buffer with a prefix that is not written, as a rendered batch has.
+      buffer.assign(1 + i % 5, '[');
+      const size_t begin = buffer.size();
+      buffer.insert(buffer.end(), piece.begin(), piece.end());
+      sink.adopt(buffer, begin, buffer.size());  // buffer now holds other storage
+      expected += piece;
+    }
+    sink.finish();
+  }
+  CHECK(inner.text == expected);
 }
 
 TEST_CASE("write-behind rethrows the writer's failure to the caller") {
