@@ -29,10 +29,11 @@ RankWriteStats render_in_batches(TraceTokenizer& tokenizer, const CompactionPlan
                                  FlowIdRenumberer& flow_ids, JsonOut& out) {
   RankWriteStats stats;
   RenderBatches batches(workers, plan, merge);
+  const size_t id_width = flow_id_width(plan, merge);
   PlanCursor cursor(plan.index());
   auto append_oldest = [&] {
     RenderBatch& batch = batches.oldest();
-    append_rendered(batch, flow_ids, out);
+    append_rendered(batch, flow_ids, id_width, out);
     stats += batch.stats;
     batches.pop();
   };

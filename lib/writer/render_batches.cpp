@@ -1,6 +1,8 @@
 #include "writer/render_batches.h"
 
 #include <charconv>
+#include <cstring>
+#include <stdexcept>
 
 namespace tracecompact {
 
@@ -13,12 +15,24 @@ void RenderBatch::clear() {
   error = nullptr;
 }
 
-RenderWorker::RenderWorker(const CompactionPlan& plan, const MergeEdit* merge)
-    : renderer_(plan, merge, &holes_) {}
+size_t flow_id_width(const CompactionPlan& plan, const MergeEdit* merge) {
+  if (!merge) return 0;
+  char digits[24];
+  const uint64_t largest = merge->first_flow_id + plan.index().event_count;
+  return static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, largest).ptr - digits);
+}
 
-// The id itself is written when the batch is appended, in event order.
+RenderWorker::RenderWorker(const CompactionPlan& plan, const MergeEdit* merge)
+    : renderer_(plan, merge, &holes_) {
+  holes_.width = flow_id_width(plan, merge);
+}
+
+// The id itself is written when the batch is appended, in event order; ids
+// narrower than the blank leave spaces after them (still the same JSON).
 void RenderWorker::HoleWriter::put(const std::string& canonical_id, OutputStream& stream) {
+  static constexpr char kSpaces[24] = "                       ";
   batch->id_holes.push_back({stream.bytes_written() - batch_start, canonical_id});
+  stream.write(kSpaces, width);
 }
 
 void RenderWorker::process(RenderBatch& batch) {
@@ -39,23 +53,20 @@ void RenderWorker::process(RenderBatch& batch) {
   out_.stream().take(batch.output, batch.output_size);
 }
 
-void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, JsonOut& out) {
-  const std::string_view text(batch.output.data(), batch.output_size);
-  if (text.size() > 1 && batch.id_holes.empty()) {  // past the batch's own '['
-    out.begin_raw_value();
-    out.stream().adopt(batch.output, 1, batch.output_size);  // no copy
-  } else if (text.size() > 1) {
-    out.begin_raw_value();
-    size_t copied = 1;
+void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, size_t id_width,
+                     JsonOut& out) {
+  char* const output = batch.output.data();
+  for (const RenderBatch::IdHole& hole : batch.id_holes) {
     char digits[24];
-    for (const RenderBatch::IdHole& hole : batch.id_holes) {
-      out.stream().write(text.data() + copied, hole.at - copied);
-      const uint64_t id = flow_ids.renumber(hole.canonical_id);
-      char* end = std::to_chars(digits, digits + sizeof digits, id).ptr;
-      out.stream().write(digits, static_cast<size_t>(end - digits));
-      copied = hole.at;
-    }
-    out.stream().write(text.data() + copied, text.size() - copied);
+    const uint64_t id = flow_ids.renumber(hole.canonical_id);
+    const size_t length =
+        static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, id).ptr - digits);
+    if (length > id_width) throw std::logic_error("a flow id outgrew its blank");
+    std::memcpy(output + hole.at, digits, length);
+  }
+  if (batch.output_size > 1) {  // past the batch's own '['
+    out.begin_raw_value();
+    out.stream().adopt(batch.output, 1, batch.output_size);
   }
   if (batch.error) std::rethrow_exception(batch.error);
 }

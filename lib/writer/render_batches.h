@@ -1,8 +1,9 @@
 // Pass 2's parallel part: the calling thread tokenizes, copies events into
 // batches with the plan's action for each, and appends the rendered batches to
-// the output in event order; worker threads render the batches into their own
-// buffers meanwhile. Merged flow ids are numbered in order of first appearance,
-// so the workers leave a hole for each and the caller fills them in order.
+// the output in event order (handing their buffers to the sink); worker threads
+// render the batches meanwhile. Merged flow ids are numbered in order of first
+// appearance, so a worker leaves a blank for each, as wide as the rank's largest
+// possible id, and the caller writes the ids into the blanks in order.
 #pragma once
 
 #include <exception>
@@ -18,7 +19,7 @@ namespace tracecompact {
 
 struct RenderBatch {
   struct IdHole {
-    size_t at;  // in `output`
+    size_t at;  // in `output`: IdBlank::width spaces
     std::string canonical_id;
   };
   CopiedEvents events;
@@ -44,6 +45,7 @@ class RenderWorker {
     void put(const std::string& canonical_id, OutputStream& stream) override;
     RenderBatch* batch = nullptr;
     uint64_t batch_start = 0;  // bytes written before the batch
+    size_t width = 0;          // of the blank left for an id
   };
 
   JsonOut out_;  // in memory, handed to each batch
@@ -61,9 +63,13 @@ class RenderBatches : public OrderedBatchRing<RenderBatch, RenderWorker> {
   static constexpr size_t kBatchesPerWorker = 3;
 };
 
-// Appends a rendered batch's events to `out` (an open array), numbering its
-// flow ids; then rethrows the batch's failure, if any. The batch's output
-// buffer may be handed to the sink (and replaced).
-void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, JsonOut& out);
+// The width of the blank a worker leaves for a merged flow id: the digits of the
+// largest id the rank can have (each flow event adds at most one id).
+size_t flow_id_width(const CompactionPlan& plan, const MergeEdit* merge);
+
+// Appends a rendered batch's events to `out` (an open array), writing its flow
+// ids into their blanks (`id_width` wide); then rethrows the batch's failure, if any. The batch's
+// output buffer is handed to the sink (and replaced).
+void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, size_t id_width, JsonOut& out);
 
 }  // namespace tracecompact

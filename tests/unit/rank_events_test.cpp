@@ -1,6 +1,7 @@
 // Pass 2 writes the same bytes whether events are rendered on the calling
 // thread or in batches on worker threads (merged flow ids numbered in order of
 // first appearance included), and reports the first fault in event order.
+#include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -64,7 +65,7 @@ struct Pass2 {
         index(build_index(input)),
         plan(index) {}
 
-  // The events pass 2 writes, as the inside of a JSON array.
+  // The events pass 2 writes, as a JSON array.
   std::string events(unsigned workers, const MergeEdit* merge) const {
     std::string written;
     StringSink sink(written);
@@ -113,6 +114,25 @@ TEST_CASE("pass 2 writes the same bytes on any number of render workers") {
     CHECK(pass.events(workers, nullptr) == single);
     CHECK(pass.events(workers, &merge) == merged);
   }
+}
+
+TEST_CASE("merged flow ids narrower than their blank leave spaces, the same JSON") {
+  const Pass2 pass(trace(many_events(), ",\"baseTimeNanoseconds\":1"));
+  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
+  MergeEdit merge;
+  merge.pid_map = &pids;
+  merge.first_flow_id = 999999990;  // ids cross from 9 to 10 digits
+  const std::string in_order = pass.events(0, &merge);
+  const std::string batched = pass.events(2, &merge);
+  CHECK(in_order.find("\"id\":999999990}") != std::string::npos);
+  CHECK(batched.find("\"id\":999999990 }") != std::string::npos);
+  CHECK(batched.find("\"id\":1000000000}") != std::string::npos);
+  rapidjson::Document a, b;
+  a.Parse(in_order.c_str());
+  b.Parse(batched.c_str());
+  REQUIRE_FALSE(a.HasParseError());
+  REQUIRE_FALSE(b.HasParseError());
+  CHECK(a == b);
 }
 
 TEST_CASE("pass 2 reports the first fault in event order on any number of render workers") {
