@@ -27,8 +27,8 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
       "ranks", "with --merge-pp-ranks: only these ranks, e.g. 0,4 or 0-8",
       cxxopts::value<std::string>())(
       "threads",
-      "threads that parse events (with --merge-pp-ranks: ranks handled at once); "
-      "1 = no parser threads (default: all cores)",
+      "worker threads that parse and render events (with --merge-pp-ranks also the ranks "
+      "indexed side by side); 1 = none (default: all cores)",
       cxxopts::value<unsigned>()->default_value("0"))("overwrite", "replace an existing output")(
       "verify", "re-read the output and check it against the input")(
       "gzip", "gzip the output written to stdout (files: by a .gz name)")(
