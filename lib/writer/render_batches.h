@@ -19,7 +19,7 @@ namespace tracecompact {
 
 struct RenderBatch {
   struct IdHole {
-    size_t at;  // in `output`: IdBlank::width spaces
+    size_t at;  // in `output`: a blank of flow_id_width() spaces
     std::string canonical_id;
   };
   CopiedEvents events;
