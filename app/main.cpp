@@ -28,7 +28,7 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
       cxxopts::value<std::string>())(
       "threads",
       "worker threads that parse and render events (with --merge-pp-ranks also the ranks "
-      "indexed side by side); 1 = none (default: all cores)",
+      "indexed side by side); 1 = none (default: one per core, up to 4)",
       cxxopts::value<unsigned>()->default_value("0"))("overwrite", "replace an existing output")(
       "verify", "re-read the output and check it against the input")(
       "gzip", "gzip the output written to stdout (files: by a .gz name)")(

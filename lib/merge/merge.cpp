@@ -256,7 +256,7 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
   auto write_events = [&] {
     out.key("traceEvents");
     out.start_array();
-    // Ranks one after the other in PP order, each rendered on all threads.
+    // Ranks one after the other in PP order, each rendered on the pass's workers.
     for (Rank* rank : pp_order) {
       MergeEdit edit;
       edit.pid_map = &rank->pid_map;

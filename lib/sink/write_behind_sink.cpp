@@ -23,7 +23,11 @@ WriteBehindSink::~WriteBehindSink() {
 void WriteBehindSink::write(const char* data, size_t size) {
   while (size > 0) {
     Block& block = blocks_[submitted_ % blocks_.size()];
-    if (block.bytes.size() < block_size_) block.bytes.resize(block_size_);  // adopted storage
+    // A block may hold storage adopted from the caller: any size will do for
+    // filling, but not a tiny one, nor one left outsized by a huge event.
+    if (block.size == 0 && (block.bytes.size() < std::max<size_t>(block_size_ / 16, 1) ||
+                            block.bytes.size() > 4 * block_size_))
+      std::vector<char>(block_size_).swap(block.bytes);
     const size_t take = std::min(size, block.bytes.size() - block.size);
     std::memcpy(block.bytes.data() + block.size, data, take);
     block.size += take;
@@ -51,6 +55,8 @@ void WriteBehindSink::adopt(std::vector<char>& bytes, size_t begin, size_t end) 
   if (begin == end) return;
   if (blocks_[submitted_ % blocks_.size()].size > 0) submit_current();  // what came before
   Block& block = blocks_[submitted_ % blocks_.size()];
+  // Storage left outsized by a huge event is not passed on to be kept.
+  if (block.bytes.size() > 4 * block_size_) std::vector<char>().swap(block.bytes);
   block.bytes.swap(bytes);
   block.begin = begin;
   block.size = end;

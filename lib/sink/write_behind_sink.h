@@ -2,7 +2,7 @@
 // of PrefetchSource: the caller fills blocks, a writer thread hands them to the
 // inner sink (gzip, a file), so that compression and the kernel's page-cache
 // work overlap with rendering. A writer error is rethrown to the caller at its
-// next write() or at finish().
+// next write(), adopt() or finish().
 #pragma once
 
 #include <condition_variable>

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -19,24 +20,24 @@ template <typename Batch, typename Worker>
 class OrderedBatchRing {
  public:
   // `make_worker()` returns a std::unique_ptr<Worker>; it is called on each of
-  // the `workers` (at least one) threads.
+  // the `workers` (at least one) threads, and must not throw (nor must
+  // Worker::process: a batch carries its own failure).
   template <typename MakeWorker>
   OrderedBatchRing(unsigned workers, size_t batches_per_worker, MakeWorker make_worker)
       : batches_(std::max(workers, 1u) * batches_per_worker), done_(batches_.size(), false) {
-    for (unsigned w = 0; w < workers; ++w)
-      threads_.emplace_back([this, make_worker] {
-        const std::unique_ptr<Worker> worker = make_worker();
-        run(*worker);
-      });
-  }
-  ~OrderedBatchRing() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
+    if (workers == 0) throw std::logic_error("an ordered batch ring needs a worker");
+    try {
+      for (unsigned w = 0; w < workers; ++w)
+        threads_.emplace_back([this, make_worker] {
+          const std::unique_ptr<Worker> worker = make_worker();
+          run(*worker);
+        });
+    } catch (...) {
+      stop();  // the threads that did start
+      throw;
     }
-    changed_.notify_all();
-    for (auto& thread : threads_) thread.join();
   }
+  ~OrderedBatchRing() { stop(); }
   OrderedBatchRing(const OrderedBatchRing&) = delete;
   OrderedBatchRing& operator=(const OrderedBatchRing&) = delete;
 
@@ -68,6 +69,14 @@ class OrderedBatchRing {
   size_t capacity() const { return batches_.size(); }
 
  private:
+  void stop() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    for (auto& thread : threads_) thread.join();
+  }
   void run(Worker& worker) {
     for (;;) {
       size_t index;

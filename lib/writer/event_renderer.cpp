@@ -79,7 +79,9 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
   if (fields.pid.found && is_integer_text(fields.pid.in(text))) {
     int64_t pid = 0;
     const std::string_view token = fields.pid.in(text);
-    std::from_chars(token.data(), token.data() + token.size(), pid);
+    const auto parsed = std::from_chars(token.data(), token.data() + token.size(), pid);
+    if (parsed.ec != std::errc() || parsed.ptr != token.data() + token.size())
+      return false;  // beyond int64: the full rewriter keeps such a pid as it is
     if (!last_pid_ || last_pid_->first != pid) {  // most events repeat the previous pid
       const auto mapped = merge.pid_map->find(pid);
       if (mapped == merge.pid_map->end()) return false;

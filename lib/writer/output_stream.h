@@ -3,6 +3,7 @@
 // and hands the whole of it over at once (a render worker's batch output).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -46,36 +47,46 @@ class OutputStream {
     used_ = 0;
   }
   // Writes bytes[begin, end), handing the buffer itself to a sink that takes it
-  // over (`bytes` then holds other storage).
+  // over (`bytes` then holds other storage). Pending bytes that fit in front
+  // of `begin` (a separator) go along in the same buffer.
   void adopt(std::vector<char>& bytes, size_t begin, size_t end) {
     if (!sink_) {
       write(bytes.data() + begin, end - begin);
       return;
     }
-    drain();
+    if (used_ <= begin) {
+      begin -= used_;
+      std::memcpy(bytes.data() + begin, buffer_.data(), used_);
+      written_ += used_;
+      used_ = 0;
+    } else {
+      drain();
+    }
     sink_->adopt(bytes, begin, end);
     written_ += end - begin;
   }
   // In memory: swaps the bytes written so far (the first `size` of `bytes`)
-  // with `bytes`, whose old storage the stream reuses.
+  // with `bytes`, whose old storage the stream reuses unless it is outsized
+  // (left by a huge event). Allocates nothing.
   void take(std::vector<char>& bytes, size_t& size) {
     bytes.swap(buffer_);
     size = used_;
     written_ += used_;
     used_ = 0;
-    if (buffer_.size() < kMinimumCapacity) buffer_.resize(kMinimumCapacity);
+    if (buffer_.size() > kLargestKept) std::vector<char>().swap(buffer_);
   }
   uint64_t bytes_written() const { return written_ + used_; }
 
  private:
   static constexpr size_t kMinimumCapacity = size_t{64} << 10;
+  static constexpr size_t kLargestKept = size_t{16} << 20;
 
   void make_room(size_t size) {
     if (sink_) {
       drain();
       return;
     }
-    size_t capacity = buffer_.size() * 2;
+    size_t capacity = std::max(buffer_.size() * 2, kMinimumCapacity);
     while (capacity < used_ + size) capacity *= 2;
     buffer_.resize(capacity);
   }

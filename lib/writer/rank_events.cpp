@@ -33,7 +33,7 @@ RankWriteStats render_in_batches(TraceTokenizer& tokenizer, const CompactionPlan
   PlanCursor cursor(plan.index());
   auto append_oldest = [&] {
     RenderBatch& batch = batches.oldest();
-    append_rendered(batch, flow_ids, id_width, out);
+    append_rendered(batch, flow_ids, id_width, plan.index().display_name, out);
     stats += batch.stats;
     batches.pop();
   };

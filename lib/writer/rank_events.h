@@ -15,7 +15,9 @@
 namespace tracecompact {
 
 // Writes the kept input events (spec 5, 6) into an open JSON array, rendered on
-// `workers` threads (0: on the calling thread; the output is the same).
+// `workers` threads (0: on the calling thread). The output is the same JSON
+// either way, and the same bytes unless a merged flow id is narrower than its
+// blank (ids of a rank crossing a power of ten), which spaces then follow.
 RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& plan,
                                  const MergeEdit* merge, unsigned workers, JsonOut& out);
 

@@ -2,7 +2,8 @@
 
 #include <charconv>
 #include <cstring>
-#include <stdexcept>
+
+#include "tracecompact/error.h"
 
 namespace tracecompact {
 
@@ -38,10 +39,10 @@ void RenderWorker::HoleWriter::put(const std::string& canonical_id, OutputStream
 void RenderWorker::process(RenderBatch& batch) {
   holes_.batch = &batch;
   holes_.batch_start = out_.stream().bytes_written();
-  // A fresh array per batch: the writer separates the batch's own events.
-  out_.reset();
-  out_.start_array();
   try {
+    // A fresh array per batch: the writer separates the batch's own events.
+    out_.reset();
+    out_.start_array();
     for (size_t i = 0; i < batch.events.size(); ++i) {
       const CopiedEvents::Event& event = batch.events[i];
       renderer_.render(batch.events.text_of(event), {event.index, event.offset}, batch.actions[i],
@@ -54,14 +55,15 @@ void RenderWorker::process(RenderBatch& batch) {
 }
 
 void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, size_t id_width,
-                     JsonOut& out) {
+                     const std::string& input_name, JsonOut& out) {
   char* const output = batch.output.data();
   for (const RenderBatch::IdHole& hole : batch.id_holes) {
     char digits[24];
     const uint64_t id = flow_ids.renumber(hole.canonical_id);
     const size_t length =
         static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, id).ptr - digits);
-    if (length > id_width) throw std::logic_error("a flow id outgrew its blank");
+    if (length > id_width)  // more ids than pass 1 saw events
+      fail_io(input_name + " changed while it was being read");
     std::memcpy(output + hole.at, digits, length);
   }
   if (batch.output_size > 1) {  // past the batch's own '['

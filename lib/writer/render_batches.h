@@ -70,6 +70,7 @@ size_t flow_id_width(const CompactionPlan& plan, const MergeEdit* merge);
 // Appends a rendered batch's events to `out` (an open array), writing its flow
 // ids into their blanks (`id_width` wide); then rethrows the batch's failure, if any. The batch's
 // output buffer is handed to the sink (and replaced).
-void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, size_t id_width, JsonOut& out);
+void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, size_t id_width,
+                     const std::string& input_name, JsonOut& out);
 
 }  // namespace tracecompact

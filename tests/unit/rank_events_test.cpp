@@ -1,6 +1,7 @@
 // Pass 2 writes the same bytes whether events are rendered on the calling
 // thread or in batches on worker threads (merged flow ids numbered in order of
-// first appearance included), and reports the first fault in event order.
+// first appearance included; where an id is narrower than the blank left for
+// it, the same JSON), and reports the first fault in event order.
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
@@ -113,6 +114,23 @@ TEST_CASE("pass 2 writes the same bytes on any number of render workers") {
     INFO("workers " << workers);
     CHECK(pass.events(workers, nullptr) == single);
     CHECK(pass.events(workers, &merge) == merged);
+  }
+}
+
+TEST_CASE("a merged pid beyond 64 bits is kept as it is, not read as another pid") {
+  std::vector<std::string> events = many_events();
+  const std::string huge_pid =
+      "{\"name\":\"cpu op\",\"ph\":\"X\",\"pid\":9223372036854775808,\"tid\":1,"
+      "\"ts\":5,\"dur\":1,\"args\":{}}";
+  events.insert(events.begin() + 100, huge_pid);
+  const Pass2 pass(trace(events));
+  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
+  MergeEdit merge;
+  merge.pid_map = &pids;
+  merge.first_flow_id = 2000000000;
+  for (unsigned workers : {0u, 2u}) {
+    INFO("workers " << workers);
+    CHECK(pass.events(workers, &merge).find("\"pid\":9223372036854775808") != std::string::npos);
   }
 }
 

@@ -23,8 +23,8 @@ struct Options {
   bool verify = false;       // re-read the output and check it (adds "verified": true)
   bool gzip_stdout = false;  // gzip the output written to stdout
   int gzip_level = 1;        // ISA-L level 0..3
-  unsigned threads =
-      0;  // workers per pass (merge: also ranks indexed at once); 0 = all cores, 1 = none
+  unsigned threads = 0;  // workers per pass (merge: also ranks indexed at once); 0 = one per core
+                         // up to 4, 1 = none
   std::optional<std::string> ranks;  // merge: "0,4" or "0-8"
 };
 
