@@ -3,14 +3,13 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
-#include <utility>
 
 #include "json/event_parser.h"
 #include "plan/compaction_plan.h"
 #include "writer/event_rewriter.h"
 #include "writer/json_writer.h"
+#include "writer/merge_splicer.h"
 
 namespace tracecompact {
 
@@ -47,37 +46,6 @@ class PlanCursor {
   const TraceIndex& index_;
   size_t slice_ = 0;
   size_t annotation_ = 0;
-};
-
-// Merge mode without a parse: pid renumbered, ts shifted and a flow's plain
-// integer id renumbered in place (plus the plan's tid/stream). write() returns
-// false when the event needs the full rewriter: metadata, other flow ids,
-// retimed annotations, unusual spellings.
-class MergeSplicer {
- public:
-  bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
-             const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out);
-
- private:
-  struct Part {
-    size_t at;
-    size_t length;
-    std::string_view text;  // the replacement, unless it is the flow id
-    bool flow_id;
-  };
-  std::string_view integer_text(int64_t value);
-  void add(size_t at, size_t length, std::string_view text, bool flow_id = false) {
-    parts_[count_++] = {at, length, text, flow_id};
-  }
-
-  // The last pid mapped (input, merged): most events repeat it. A splicer serves
-  // one MergeEdit (one rank).
-  std::optional<std::pair<int64_t, int64_t>> last_pid_;
-  Part parts_[5];
-  size_t count_ = 0;
-  char digits_[128];
-  size_t used_ = 0;
-  std::string flow_id_;
 };
 
 // Renders events of one trace as its plan says; one per thread. `flow_ids`

@@ -1,0 +1,47 @@
+// Merge mode's fast path for one event: pid renumbered, ts shifted and a
+// flow's plain integer id renumbered in place of the original tokens (plus the
+// plan's tid/stream), without a parse.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "index/trace_index.h"
+#include "writer/event_rewriter.h"
+#include "writer/json_writer.h"
+
+namespace tracecompact {
+
+// write() returns false when the event needs the full rewriter: metadata,
+// other flow ids, retimed annotations, unusual spellings.
+class MergeSplicer {
+ public:
+  bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
+             const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out);
+
+ private:
+  struct Part {
+    size_t at;
+    size_t length;
+    std::string_view text;  // the replacement, unless it is the flow id
+    bool flow_id;
+  };
+  std::string_view integer_text(int64_t value);
+  void add(size_t at, size_t length, std::string_view text, bool flow_id = false) {
+    parts_[count_++] = {at, length, text, flow_id};
+  }
+
+  // The last pid mapped (input, merged): most events repeat it. A splicer serves
+  // one MergeEdit (one rank).
+  std::optional<std::pair<int64_t, int64_t>> last_pid_;
+  Part parts_[5];
+  size_t count_ = 0;
+  char digits_[128];
+  size_t used_ = 0;
+  std::string flow_id_;
+};
+
+}  // namespace tracecompact
