@@ -21,13 +21,17 @@ struct EventBatch {
   std::string arena;                 // strings the digests keep
   std::exception_ptr error;          // the failure of event digests.size(), if any
 
+  bool empty() const { return events.empty(); }
   void clear();
 };
 
-// A parser thread's state.
+// A parser's state: digests events of a batch (a parser thread) or one at a
+// time where the tokenizer holds them (the caller, without workers).
 class EventDigester {
  public:
   void process(EventBatch& batch);
+  // `text` must be followed by simdjson's padding of readable bytes.
+  EventDigest digest(std::string_view text, uint64_t index, uint64_t offset, std::string& arena);
 
  private:
   EventParser parser_;

@@ -158,35 +158,26 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
   EventParser top_level_parser;
   // Without workers the caller digests each event where the tokenizer holds it
   // (followed by readable slack, as simdjson's padding needs): no copy.
-  EventParser caller_parser;
+  EventDigester caller_digester;
   std::string caller_arena;
   std::optional<EventBatches> batches;
   if (workers > 0) batches.emplace(workers);
-  auto add_oldest = [&] {
-    builder.add(batches->oldest());
-    batches->pop();
-  };
+  auto add_batch = [&](const EventBatch& batch) { builder.add(batch); };
   auto take_event = [&](const TraceTokenizer::Item& item) {
     if (!batches) {
       caller_arena.clear();
-      const EventFields& fields =
-          caller_parser.parse_in_place(item.text, {item.index, item.offset});
-      builder.add(digest_event(fields, caller_parser, item.index, caller_arena), caller_arena,
-                  item.index);
+      builder.add(caller_digester.digest(item.text, item.index, item.offset, caller_arena),
+                  caller_arena, item.index);
       return;
     }
-    if (!batches->filling().events.add(item.text, item.index, item.offset)) {
-      batches->submit();
-      if (batches->pending() == batches->capacity()) add_oldest();
-      batches->filling().events.add(item.text, item.index, item.offset);
-    }
+    batches->put(
+        [&](EventBatch& batch) { return batch.events.add(item.text, item.index, item.offset); },
+        add_batch);
   };
   // Everything read so far goes into the index before anything that follows is
   // judged, so that of several faults the first in file order is reported.
   auto drain = [&] {
-    if (!batches) return;
-    if (!batches->filling().events.empty()) batches->submit();
-    while (batches->pending() > 0) add_oldest();
+    if (batches) batches->drain(add_batch);
   };
   for (;;) {
     TraceTokenizer::Item item;

@@ -2,7 +2,8 @@
 // (each with its own Worker state), and the caller takes back in the same
 // order: the parallel part of both passes (without workers, the passes do not
 // batch at all). A batch keeps its own failure (Worker::process must not
-// throw), so that the caller meets it in input order.
+// throw), so that the caller meets it in input order. Batch has empty() and
+// clear().
 #pragma once
 
 #include <algorithm>
@@ -41,8 +42,26 @@ class OrderedBatchRing {
   OrderedBatchRing(const OrderedBatchRing&) = delete;
   OrderedBatchRing& operator=(const OrderedBatchRing&) = delete;
 
-  // The batch the caller fills; submit() hands it over without waiting. The
-  // caller pops a batch before submitting more than capacity() at once.
+  // Puts one item into the batch being filled through `put_item(batch)`, which
+  // returns false when that batch is full: the full batch is then handed to the
+  // workers (once every batch is out, the oldest first goes back through
+  // `take(batch)`), and the item put into the next one.
+  template <typename PutItem, typename Take>
+  void put(PutItem put_item, Take take) {
+    if (put_item(filling())) return;
+    submit();
+    if (pending() == capacity()) take_oldest(take);
+    put_item(filling());
+  }
+  // Hands over the batch being filled (unless empty) and takes every batch back
+  // through `take(batch)`, in order. A throwing `take` leaves the rest pending.
+  template <typename Take>
+  void drain(Take take) {
+    if (!filling().empty()) submit();
+    while (pending() > 0) take_oldest(take);
+  }
+
+ private:
   Batch& filling() { return batches_[submitted_ % batches_.size()]; }
   void submit() {
     const size_t slot = submitted_ % batches_.size();
@@ -53,22 +72,21 @@ class OrderedBatchRing {
     }
     changed_.notify_all();
   }
-  // The oldest submitted batch, once processed; pop() clears it for reuse.
-  Batch& oldest() {
+  // The oldest submitted batch, once processed, to `take`; then cleared for reuse.
+  template <typename Take>
+  void take_oldest(Take& take) {
     const size_t slot = taken_ % batches_.size();
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return bool(done_[slot]); });
-    return batches_[slot];
-  }
-  void pop() {
-    batches_[taken_ % batches_.size()].clear();
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return bool(done_[slot]); });
+    }
+    take(batches_[slot]);
+    batches_[slot].clear();
     ++taken_;
   }
-  // Submitted batches that the caller has not popped yet, and how many there may be.
+  // Submitted batches not taken back yet, and how many there may be.
   size_t pending() const { return submitted_ - taken_; }
   size_t capacity() const { return batches_.size(); }
-
- private:
   void stop() {
     {
       std::lock_guard lock(mutex_);

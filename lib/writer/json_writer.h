@@ -43,12 +43,20 @@ class JsonOut {
     std::string_view text;
   };
   void raw_spliced(std::string_view json, const Replacement* replacements, size_t count) {
-    writer_.RawValue(json.data(), 0, rapidjson::kObjectType);
+    raw_spliced(json, replacements, count, [&](size_t i) {
+      stream_.write(replacements[i].text.data(), replacements[i].text.size());
+    });
+  }
+  // The same, with range i (anything with `at` and `length`) replaced by what
+  // `write_part(i)` writes to stream().
+  template <typename Range, typename WritePart>
+  void raw_spliced(std::string_view json, const Range* ranges, size_t count, WritePart write_part) {
+    begin_raw_value();
     size_t copied = 0;
     for (size_t i = 0; i < count; ++i) {
-      stream_.write(json.data() + copied, replacements[i].at - copied);
-      stream_.write(replacements[i].text.data(), replacements[i].text.size());
-      copied = replacements[i].at + replacements[i].length;
+      stream_.write(json.data() + copied, ranges[i].at - copied);
+      write_part(i);
+      copied = ranges[i].at + ranges[i].length;
     }
     stream_.write(json.data() + copied, json.size() - copied);
   }

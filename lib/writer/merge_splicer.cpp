@@ -66,18 +66,12 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     add(stream_span.at, stream_span.length, integer_text(*edit.stream));
   }
   std::sort(parts_, parts_ + count_, [](const Part& a, const Part& b) { return a.at < b.at; });
-  out.begin_raw_value();
-  OutputStream& stream = out.stream();
-  size_t copied = 0;
-  for (size_t i = 0; i < count_; ++i) {
-    stream.write(text.data() + copied, parts_[i].at - copied);
+  out.raw_spliced(text, parts_, count_, [&](size_t i) {
     if (parts_[i].flow_id)
-      flow_ids.put(flow_id_, stream);
+      flow_ids.put(flow_id_, out.stream());
     else
-      stream.write(parts_[i].text.data(), parts_[i].text.size());
-    copied = parts_[i].at + parts_[i].length;
-  }
-  stream.write(text.data() + copied, text.size() - copied);
+      out.stream().write(parts_[i].text.data(), parts_[i].text.size());
+  });
   return true;
 }
 

@@ -31,18 +31,13 @@ RankWriteStats render_in_batches(TraceTokenizer& tokenizer, const CompactionPlan
   RenderBatches batches(workers, plan, merge);
   const size_t id_width = flow_id_width(plan, merge);
   PlanCursor cursor(plan.index());
-  auto append_oldest = [&] {
-    RenderBatch& batch = batches.oldest();
+  auto append_batch = [&](RenderBatch& batch) {
     append_rendered(batch, flow_ids, id_width, plan.index().display_name, out);
     stats += batch.stats;
-    batches.pop();
   };
   // Everything before a fault is rendered first, so that of several faults the
   // first in file order is reported.
-  auto drain = [&] {
-    if (!batches.filling().events.empty()) batches.submit();
-    while (batches.pending() > 0) append_oldest();
-  };
+  auto drain = [&] { batches.drain(append_batch); };
   for (;;) {
     TraceTokenizer::Item item;
     try {
@@ -53,12 +48,14 @@ RankWriteStats render_in_batches(TraceTokenizer& tokenizer, const CompactionPlan
     }
     if (item.kind == TraceTokenizer::Kind::kEnd) break;
     if (item.kind != TraceTokenizer::Kind::kEvent) continue;
-    if (!batches.filling().events.add(item.text, item.index, item.offset)) {
-      batches.submit();
-      if (batches.pending() == batches.capacity()) append_oldest();
-      batches.filling().events.add(item.text, item.index, item.offset);
-    }
-    batches.filling().actions.push_back(cursor.next(item.index));
+    const EventAction action = cursor.next(item.index);
+    batches.put(
+        [&](RenderBatch& batch) {
+          if (!batch.events.add(item.text, item.index, item.offset)) return false;
+          batch.actions.push_back(action);
+          return true;
+        },
+        append_batch);
   }
   drain();
   return stats;

@@ -30,6 +30,7 @@ struct RenderBatch {
   RankWriteStats stats;
   std::exception_ptr error;  // the batch's first failure, in event order
 
+  bool empty() const { return events.empty(); }
   void clear();
 };
 
