@@ -74,7 +74,40 @@ error_code read_number(od::value& value, JsonScalar& out) {
   return simdjson::SUCCESS;
 }
 
+// simdjson's stage 1 has checked the UTF-8 and the unescaped control characters
+// of every string in the document, so a string without a backslash is valid as
+// it stands and is read in place; only escapes need the unescaping parse.
+bool has_backslash(std::string_view text) {
+  return std::memchr(text.data(), '\\', text.size()) != nullptr;
+}
+
+error_code read_string(od::value& value, std::string_view& out) {
+  const std::string_view token = trim_token(value.raw_json_token());
+  if (token.size() >= 2 && !has_backslash(token)) {
+    out = token.substr(1, token.size() - 2);
+    return simdjson::SUCCESS;
+  }
+  return value.get_string().get(out);
+}
+
+error_code check_string(od::value& value) {
+  if (!has_backslash(value.raw_json_token())) return simdjson::SUCCESS;
+  std::string_view ignored;
+  return value.get_string().get(ignored);
+}
+
 }  // namespace
+
+error_code read_key(od::field& field, std::string_view& key) {
+  const char* const start = field.key().raw();
+  const char* end = start;
+  while (*end != '"' && *end != '\\') ++end;
+  if (*end == '"') {
+    key = std::string_view(start, static_cast<size_t>(end - start));
+    return simdjson::SUCCESS;
+  }
+  return field.unescaped_key().get(key);
+}
 
 error_code read_value(od::value value, JsonScalar& out, int depth) {
   od::json_type type;
@@ -84,7 +117,7 @@ error_code read_value(od::value value, JsonScalar& out, int depth) {
       return read_number(value, out);
     case od::json_type::string:
       out.kind = JsonKind::kString;
-      return value.get_string().get(out.text);
+      return read_string(value, out.text);
     case od::json_type::boolean:
       out.kind = JsonKind::kBool;
       return value.get_bool().get(out.boolean);
@@ -116,7 +149,7 @@ error_code validate(od::value value, int depth) {
         od::field field;
         if (auto e = std::move(field_result).get(field)) return e;
         std::string_view key;
-        if (auto e = field.unescaped_key().get(key)) return e;
+        if (auto e = read_key(field, key)) return e;
         if (auto e = validate(field.value(), depth + 1)) return e;
       }
       return simdjson::SUCCESS;
@@ -135,10 +168,8 @@ error_code validate(od::value value, int depth) {
       double ignored;  // parsing validates the number (and its range)
       return value.get_double().get(ignored);
     }
-    case od::json_type::string: {
-      std::string_view ignored;
-      return value.get_string().get(ignored);
-    }
+    case od::json_type::string:
+      return check_string(value);
     default: {
       JsonScalar scalar;
       return read_value(value, scalar, depth);
@@ -184,7 +215,7 @@ error_code append_canonical_object(od::object object, std::string& out, int dept
     od::field field;
     if (auto e = std::move(field_result).get(field)) return e;
     std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return e;
+    if (auto e = read_key(field, key)) return e;
     if (skip.has(key)) {
       if (auto e = validate(field.value(), depth + 1)) return e;
       continue;
@@ -306,8 +337,8 @@ void EventParser::fail(error_code error) const {
       location < document_text_.data() + document_text_.size()) {
     offset += static_cast<uint64_t>(location - document_text_.data());
     const std::string_view at(
-        location,
-        std::min<size_t>(16, static_cast<size_t>(document_text_.data() + document_text_.size() - location)));
+        location, std::min<size_t>(16, static_cast<size_t>(document_text_.data() +
+                                                           document_text_.size() - location)));
     if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity" || at.substr(0, 9) == "-Infinity")
       what = "NaN and Infinity are not JSON numbers";
   }
@@ -350,7 +381,7 @@ void EventParser::read_args(od::value value) {
     od::field field;
     if (auto e = std::move(field_result).get(field)) fail(e);
     std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) fail(e);
+    if (auto e = json::read_key(field, key)) fail(e);
     error_code error = simdjson::SUCCESS;
     if (key == "stream")
       take_once(fields_.args_stream, field.value(), "args.stream", origin_, error);
@@ -367,7 +398,7 @@ void EventParser::read_fields(od::object object) {
     od::field field;
     if (auto e = std::move(field_result).get(field)) fail(e);
     std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) fail(e);
+    if (auto e = json::read_key(field, key)) fail(e);
     JsonScalar* slot = nullptr;
     if (key.size() <= 4) {
       if (key == "name")
@@ -408,9 +439,9 @@ const EventFields& EventParser::parse(std::string_view text, const EventOrigin& 
 }
 
 const EventFields& EventParser::parse_in_place(std::string_view text, const EventOrigin& origin) {
-  return parse_document(
-      simdjson::padded_string_view(text.data(), text.size(), text.size() + simdjson::SIMDJSON_PADDING),
-      origin);
+  return parse_document(simdjson::padded_string_view(text.data(), text.size(),
+                                                     text.size() + simdjson::SIMDJSON_PADDING),
+                        origin);
 }
 
 const EventFields& EventParser::parse_document(simdjson::padded_string_view text,

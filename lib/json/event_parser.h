@@ -58,7 +58,7 @@ class EventParser {
   simdjson::ondemand::parser parser_;
   std::vector<char> buffer_;  // padded copy of the event, reused
   simdjson::ondemand::document document_;
-  bool document_ready_ = false;  // iterate() succeeded: positions can be asked
+  bool document_ready_ = false;     // iterate() succeeded: positions can be asked
   std::string_view document_text_;  // the text being parsed (copy or in place)
   EventFields fields_;
   EventOrigin origin_;
@@ -70,6 +70,8 @@ namespace json {
 
 // Reads any scalar into `out`; objects/arrays are validated and only their kind kept.
 simdjson::error_code read_value(simdjson::ondemand::value value, JsonScalar& out, int depth);
+// A field's key, in place unless it has escapes (then unescaped, which checks them).
+simdjson::error_code read_key(simdjson::ondemand::field& field, std::string_view& key);
 // Visits every part of a value so that on-demand validates all of it.
 simdjson::error_code validate(simdjson::ondemand::value value, int depth);
 // Appends the canonical text of a value (keys sorted, last duplicate wins).

@@ -134,7 +134,7 @@ std::unique_ptr<ByteSource> TraceInput::open() const {
   else
     raw = std::make_unique<FileSource>(path_, display_name_);
   if (gzip_) raw = std::make_unique<GzipSource>(std::move(raw), display_name_);
-  if (memory_) return raw;  // nothing to wait for
+  if (memory_ || !gzip_) return raw;  // nothing to wait for
   return std::make_unique<PrefetchSource>(std::move(raw));
 }
 

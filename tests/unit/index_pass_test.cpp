@@ -103,4 +103,34 @@ TEST_CASE("pass 1 reports the first fault in file order on any number of threads
   }
 }
 
+TEST_CASE("strings are checked wherever they stand, escaped or read in place") {
+  const std::string slice = kernel(0, 7, "0", "2");
+  auto with_cpu_event = [&](const std::string& cpu_event) {
+    return trace({slice, cpu_event}, ",\"baseTimeNanoseconds\":1");
+  };
+  // Faults in values and keys pass 1 does not otherwise read.
+  const std::vector<std::string> bad = {
+      "{\"ph\":\"X\",\"args\":{\"k\":\"bad \\x escape\"}}",
+      "{\"ph\":\"X\",\"args\":{\"k\":[\"\\ud800 lone surrogate\"]}}",
+      "{\"ph\":\"X\",\"args\":{\"ba\\qd key\":1}}",
+      "{\"ph\":\"X\",\"args\":{\"k\":\"raw\ttab\"}}",
+      "{\"ph\":\"X\",\"args\":{\"k\":\"bad \xC3\x28 utf8\"}}",
+      "{\"ph\":\"X\",\"na\\u00ZZme\":1}",
+  };
+  for (const auto& event : bad) {
+    INFO(event);
+    CHECK(error_of(with_cpu_event(event), 0).find("invalid JSON in event 1") != std::string::npos);
+  }
+  // Escapes are decoded where the tool reads the text: an escaped key is still
+  // the key, and an escaped name is the name.
+  const TraceIndex index =
+      index_of(trace({slice,
+                      "{\"n\\u0061me\":\"PP:0\\u0046\\u0030\",\"cat\":\"gpu_user_annotation\","
+                      "\"ph\":\"X\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":1,\"args\":{}}"},
+                     ",\"baseTimeNanoseconds\":1"),
+               0);
+  REQUIRE(index.annotations.size() == 1);
+  CHECK(index.annotation_names[index.annotations[0].name] == "PP:0F0");
+}
+
 }  // namespace tracecompact
