@@ -165,6 +165,7 @@ error_code validate(od::value value, int depth) {
       return simdjson::SUCCESS;
     }
     case od::json_type::number: {
+      if (is_short_plain_number(trim_token(value.raw_json_token()))) return simdjson::SUCCESS;
       double ignored;  // parsing validates the number (and its range)
       return value.get_double().get(ignored);
     }

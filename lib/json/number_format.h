@@ -24,6 +24,29 @@ double read_number_token(std::string_view token);
 // as timestamps in microseconds with nanosecond digits are. Returns the end.
 char* write_round_trip(double value, char* first, char* last);
 
+// True for a token in JSON's number grammar with at most 15 digits before and 15
+// after the point and no exponent: always a finite double, so a validator may take
+// it as it stands. False says only "look closer" (exponents, long or bad tokens).
+inline bool is_short_plain_number(std::string_view token) {
+  size_t i = 0;
+  const size_t n = token.size();
+  auto is_digit = [&](size_t at) { return at < n && token[at] >= '0' && token[at] <= '9'; };
+  if (i < n && token[i] == '-') ++i;
+  if (!is_digit(i)) return false;
+  if (token[i] == '0') {
+    ++i;
+  } else {
+    const size_t first = i;
+    while (is_digit(i)) ++i;
+    if (i - first > 15) return false;
+  }
+  if (i == n) return true;
+  if (token[i] != '.') return false;
+  const size_t first_decimal = ++i;
+  while (is_digit(i)) ++i;
+  return i == n && i > first_decimal && i - first_decimal <= 15;
+}
+
 // True when a JSON number token has neither fraction nor exponent (spec 0).
 inline bool is_integer_token(std::string_view token) {
   return token.find_first_of(".eE") == std::string_view::npos;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <simdjson.h>
+
 #include "json/number_format.h"
 #include "plan/pp_arrows.h"
 
@@ -80,6 +82,56 @@ TEST_CASE("number tokens read exactly as a full parse reads them") {
     INFO(token);
     REQUIRE(std::memcmp(&got, &expected, sizeof got) == 0);  // -0.0 included
   }
+}
+
+TEST_CASE("a short plain number is one that simdjson takes as a finite double") {
+  std::mt19937_64 random(11);
+  const std::string alphabet = "0123456789-.eE+x ";
+  std::vector<std::string> tokens = {"0",
+                                     "-0",
+                                     "-0.0",
+                                     "01",
+                                     "-",
+                                     "1.",
+                                     ".5",
+                                     "1.5.",
+                                     "--1",
+                                     "1e5",
+                                     "0.000000000000001",
+                                     "1234567890123456",
+                                     "123456789012345.123456789012345",
+                                     "-9.0000000000000001"};
+  for (int i = 0; i < 100000; ++i) {
+    std::string token;
+    const size_t length = 1 + random() % 8;
+    for (size_t c = 0; c < length; ++c) {
+      // Mostly digits, so that many tokens are numbers.
+      token += random() % 3 ? static_cast<char>('0' + random() % 10)
+                            : alphabet[random() % alphabet.size()];
+    }
+    tokens.push_back(token);
+  }
+  simdjson::ondemand::parser parser;
+  size_t accepted = 0;
+  for (const std::string& token : tokens) {
+    const simdjson::padded_string padded("[" + token + "]");
+    double value = 0;
+    bool parses = false;
+    auto document = parser.iterate(padded);
+    simdjson::ondemand::array array;
+    if (!document.get_array().get(array)) {
+      for (auto element : array) {
+        parses = !element.get_double().get(value) && std::isfinite(value);
+        break;
+      }
+    }
+    INFO(token);
+    if (is_short_plain_number(token)) {
+      ++accepted;
+      REQUIRE(parses);
+    }
+  }
+  CHECK(accepted > 10000);
 }
 
 TEST_CASE("doubles are written as text that reads back as the same double") {
