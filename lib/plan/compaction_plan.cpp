@@ -97,14 +97,28 @@ void CompactionPlan::group_by_lane(const SliceOrder& order) {
     by_lane_[lane_begin[slices[order[k]].lane]++] = order[k];
 }
 
+// Slices by (stream, start, event order): counted into their streams in event
+// order, then each stream sorted by start unless it already is, as a stream's
+// kernels mostly are in a profiler trace (no 16-byte sort keys, no full sort).
 void CompactionPlan::index_streams() {
   const auto& slices = index_.slices;
-  by_stream_ = sorted_slices(
-      slices, [](const SliceRecord& s) { return s.stream; },
-      [](const SliceRecord&) { return 0.0; });
   stream_begin_.assign(index_.streams.size() + 1, 0);
   for (const auto& slice : slices) ++stream_begin_[slice.stream + 1];
   for (size_t i = 1; i < stream_begin_.size(); ++i) stream_begin_[i] += stream_begin_[i - 1];
+  by_stream_ = SliceOrder(slices.size());
+  {
+    std::vector<uint32_t> next(stream_begin_.begin(), stream_begin_.end() - 1);
+    for (uint32_t i = 0; i < slices.size(); ++i) by_stream_[next[slices[i].stream]++] = i;
+  }
+  auto by_start = [&](uint32_t a, uint32_t b) {
+    return slices[a].start() < slices[b].start() ||
+           (slices[a].start() == slices[b].start() && a < b);
+  };
+  for (size_t stream = 0; stream + 1 < stream_begin_.size(); ++stream) {
+    uint32_t* const begin = by_stream_.begin() + stream_begin_[stream];
+    uint32_t* const end = by_stream_.begin() + stream_begin_[stream + 1];
+    if (!std::is_sorted(begin, end, by_start)) std::sort(begin, end, by_start);
+  }
 }
 
 std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts) const {
