@@ -21,6 +21,7 @@ usage: run_bench.sh --tool PATH --gen PATH --floor PATH [options]
   --seed S           generator seed (default: 1)
   --threads N        --threads for the merge run (default: 2)
   --timeout SECONDS  per command (default: 3600)
+  --settle SECONDS   pause after removing earlier outputs, before each run (default: 3)
   --out FILE         results as JSON (default: bench/results.json)
 EOF
 }
@@ -43,6 +44,7 @@ SHAPES=1
 SEED=1
 THREADS=2
 TIMEOUT=3600
+SETTLE=3
 OUT="$SCRIPT_DIR/results.json"
 
 while (($# > 0)); do
@@ -59,6 +61,7 @@ while (($# > 0)); do
     --seed) SEED=${2:?--seed needs a value}; shift 2 ;;
     --threads) THREADS=${2:?--threads needs a value}; shift 2 ;;
     --timeout) TIMEOUT=${2:?--timeout needs a value}; shift 2 ;;
+    --settle) SETTLE=${2:?--settle needs a value}; shift 2 ;;
     --out) OUT=${2:?--out needs a value}; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
@@ -70,6 +73,7 @@ for exe in "$TOOL" "$GEN" "$FLOOR"; do
   [[ -x $exe ]] || die "not an executable: $exe"
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
+[[ $SETTLE =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--settle must be a number of seconds"
 if ! command -v zcat >/dev/null || ! command -v gzip >/dev/null; then
   die "zcat and gzip are required"
 fi
@@ -157,9 +161,15 @@ poll_peak_kb() {
 # Before every run, tool or baseline: the outputs of earlier runs are removed and the page
 # cache written back (untimed). Otherwise a run pays for its predecessor: replacing a file
 # whose pages are still being written back waits for that writeback (seconds for 1 GB).
+# Then a pause: on a VM that hands freed memory back to its host (this project's
+# machines), pages freed a moment ago are still backed and several times cheaper to
+# write a new file into than pages the host has taken back, which it does within about
+# two seconds. Without the pause a run that starts writing early (a short pass 1, the
+# first of four one-by-one runs) is timed in a state no user's run starts from.
 fresh_start() {
   find "$WORK" -mindepth 1 -maxdepth 1 ! -name '*.txt' -exec rm -rf -- {} +
   sync
+  sleep "$SETTLE"
 }
 
 # run_once ERRLOG CMD... -> sets RUN_S, RUN_KB, RUN_RC
@@ -362,8 +372,8 @@ fi
 {
   printf '{\n  "tool": %s,\n  "generator": %s,\n  "generator_format": %s,\n' \
     "$(json_str "$TOOL")" "$(json_str "$GEN")" "$GEN_FORMAT"
-  printf '  "runs": %s,\n  "seed": %s,\n  "threads": %s,\n  "cpus": %s,\n  "date": %s,\n' \
-    "$RUNS" "$SEED" "$THREADS" "$(nproc)" "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
+  printf '  "runs": %s,\n  "seed": %s,\n  "threads": %s,\n  "settle_s": %s,\n  "cpus": %s,\n  "date": %s,\n' \
+    "$RUNS" "$SEED" "$THREADS" "$SETTLE" "$(nproc)" "$(json_str "$(date -u +%Y-%m-%dT%H:%M:%SZ)")"
   printf '  "failures": %s,\n  "results": [\n' "$FAILURES"
   for i in "${!RECORDS[@]}"; do
     printf '    %s%s\n' "${RECORDS[$i]}" "$([[ $i -lt $((${#RECORDS[@]} - 1)) ]] && echo ,)"
