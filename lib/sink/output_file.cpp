@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "sink/prepared_file_sink.h"
 #include "sink/temp_files.h"
 #include "tracecompact/error.h"
 
@@ -54,7 +55,11 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
     ::umask(mask);
     ::fchmod(fd_, 0666 & ~mask);
   }
-  plain_ = std::make_unique<FdSink>(fd_, display_name_);
+  // A new file (not stdout, not a device) is prepared ahead of its writer.
+  if (temp_path_.empty())
+    plain_ = std::make_unique<FdSink>(fd_, display_name_);
+  else
+    plain_ = std::make_unique<PreparedFileSink>(fd_, display_name_);
   if (spec.gzip) gzip_ = std::make_unique<GzipSink>(*plain_, spec.gzip_level);
   behind_ = std::make_unique<WriteBehindSink>(gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_);
 }

@@ -37,7 +37,7 @@ class OutputFile {
   std::string display_name_;
   std::string temp_path_;
   int fd_ = -1;
-  std::unique_ptr<FdSink> plain_;
+  std::unique_ptr<ByteSink> plain_;  // FdSink, or PreparedFileSink for a new file
   std::unique_ptr<GzipSink> gzip_;
   std::unique_ptr<WriteBehindSink> behind_;  // over gzip_ or plain_
   bool committed_ = false;

@@ -1,0 +1,102 @@
+#include "sink/prepared_file_sink.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "tracecompact/error.h"
+
+namespace tracecompact {
+namespace {
+
+#ifndef XFS_SUPER_MAGIC
+#define XFS_SUPER_MAGIC 0x58465342
+#endif
+
+// File systems where reserved blocks read back as zeros without disk reads. On a
+// network file system the readahead would fetch the reserved range over the wire.
+bool is_known_local_file_system(int fd) {
+  struct statfs info {};
+  if (::fstatfs(fd, &info) != 0) return false;
+  switch (static_cast<unsigned long>(info.f_type)) {
+    case EXT4_SUPER_MAGIC:  // also ext2 and ext3
+    case XFS_SUPER_MAGIC:
+    case BTRFS_SUPER_MAGIC:
+    case TMPFS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+PreparedFileSink::PreparedFileSink(int fd, std::string display_name, uint64_t step, uint64_t lead)
+    : plain_(fd, display_name),
+      fd_(fd),
+      step_(step),
+      lead_(lead),
+      display_name_(std::move(display_name)) {
+  if (is_known_local_file_system(fd_)) {
+    helper_ = std::thread([this] { prepare_ahead(); });
+    preparing_ = true;
+  }
+}
+
+PreparedFileSink::~PreparedFileSink() {
+  stop_helper();
+}
+
+void PreparedFileSink::write(const char* data, size_t size) {
+  plain_.write(data, size);
+  if (!preparing_) return;
+  {
+    std::lock_guard lock(mutex_);
+    written_ += size;
+  }
+  changed_.notify_one();
+}
+
+void PreparedFileSink::finish() {
+  stop_helper();
+  // The reserved stretch past the data goes, so that the file ends where the data
+  // does (also after a reservation that failed half way and still grew the file).
+  if (preparing_ && ::ftruncate(fd_, static_cast<off_t>(written_)) != 0)
+    fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
+}
+
+void PreparedFileSink::stop_helper() {
+  if (!helper_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_one();
+  helper_.join();
+}
+
+void PreparedFileSink::prepare_ahead() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return stopping_ || prepared_ < written_ + lead_; });
+    if (stopping_) return;
+    const uint64_t from = prepared_;
+    lock.unlock();
+    // Mode 0 also extends the file's size; finish() cuts it back. A failure (no
+    // space, not supported) only ends the preparing: the writes go on as before.
+    const bool reserved =
+        ::fallocate(fd_, 0, static_cast<off_t>(from), static_cast<off_t>(step_)) == 0;
+    if (reserved)
+      ::posix_fadvise(fd_, static_cast<off_t>(from), static_cast<off_t>(step_),
+                      POSIX_FADV_WILLNEED);
+    lock.lock();
+    if (!reserved) return;
+    prepared_ = from + step_;
+  }
+}
+
+}  // namespace tracecompact
