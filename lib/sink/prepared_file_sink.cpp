@@ -5,6 +5,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -90,8 +91,12 @@ void PreparedFileSink::prepare_ahead() {
     // space, not supported) only ends the preparing: the writes go on as before.
     const bool reserved =
         ::fallocate(fd_, 0, static_cast<off_t>(from), static_cast<off_t>(step_)) == 0;
-    if (reserved)
-      ::posix_fadvise(fd_, static_cast<off_t>(from), static_cast<off_t>(step_),
+    // The kernel reads ahead at most max(read_ahead_kb, max_sectors_kb) per call,
+    // 128 KiB by default, so the stretch is asked for in pieces of that size.
+    constexpr uint64_t kReadahead = uint64_t{128} << 10;
+    for (uint64_t at = from; reserved && at < from + step_; at += kReadahead)
+      ::posix_fadvise(fd_, static_cast<off_t>(at),
+                      static_cast<off_t>(std::min(kReadahead, from + step_ - at)),
                       POSIX_FADV_WILLNEED);
     lock.lock();
     if (!reserved) return;
