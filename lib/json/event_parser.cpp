@@ -81,9 +81,13 @@ bool has_backslash(std::string_view text) {
   return std::memchr(text.data(), '\\', text.size()) != nullptr;
 }
 
+// The value is consumed either way (get_raw_json_string() only steps past it):
+// left unconsumed, a string followed by ':' would be skipped as if it were a key.
 error_code read_string(od::value& value, std::string_view& out) {
   const std::string_view token = trim_token(value.raw_json_token());
-  if (token.size() >= 2 && !has_backslash(token)) {
+  if (token.size() >= 2 && token.back() == '"' && !has_backslash(token)) {
+    od::raw_json_string ignored;
+    if (auto e = value.get_raw_json_string().get(ignored)) return e;
     out = token.substr(1, token.size() - 2);
     return simdjson::SUCCESS;
   }
@@ -91,7 +95,10 @@ error_code read_string(od::value& value, std::string_view& out) {
 }
 
 error_code check_string(od::value& value) {
-  if (!has_backslash(value.raw_json_token())) return simdjson::SUCCESS;
+  if (!has_backslash(value.raw_json_token())) {
+    od::raw_json_string ignored;
+    return value.get_raw_json_string().get(ignored);
+  }
   std::string_view ignored;
   return value.get_string().get(ignored);
 }

@@ -66,6 +66,8 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
 
 OutputFile::~OutputFile() {
   behind_.reset();  // the writer thread stops before its descriptor is closed
+  gzip_.reset();
+  plain_.reset();  // and so does the helper of a prepared file
   if (direct_fd_) ::close(fd_);
   if (!temp_path_.empty()) {
     if (fd_ >= 0) ::close(fd_);

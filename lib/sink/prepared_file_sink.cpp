@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
 #include "tracecompact/error.h"
 
@@ -34,6 +36,13 @@ bool is_known_local_file_system(int fd) {
   }
 }
 
+// Reserving grows the file, so under a file size limit (ulimit -f) it could
+// cross the limit before the data does, and SIGXFSZ would end the run.
+bool file_size_unlimited() {
+  struct rlimit limit {};
+  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur == RLIM_INFINITY;
+}
+
 }  // namespace
 
 PreparedFileSink::PreparedFileSink(int fd, std::string display_name, uint64_t step, uint64_t lead)
@@ -42,9 +51,12 @@ PreparedFileSink::PreparedFileSink(int fd, std::string display_name, uint64_t st
       step_(step),
       lead_(lead),
       display_name_(std::move(display_name)) {
-  if (is_known_local_file_system(fd_)) {
+  if (!is_known_local_file_system(fd_) || !file_size_unlimited()) return;
+  try {
     helper_ = std::thread([this] { prepare_ahead(); });
     preparing_ = true;
+  } catch (const std::system_error&) {
+    // No thread to spare: plain writes.
   }
 }
 
@@ -83,9 +95,11 @@ void PreparedFileSink::stop_helper() {
 void PreparedFileSink::prepare_ahead() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [&] { return stopping_ || prepared_ < written_ + lead_; });
+    // Small outputs are not prepared at all: reserving starts after the first step.
+    changed_.wait(lock,
+                  [&] { return stopping_ || (written_ >= step_ && prepared_ < written_ + lead_); });
     if (stopping_) return;
-    const uint64_t from = prepared_;
+    const uint64_t from = std::max(prepared_, written_ / step_ * step_);
     lock.unlock();
     // Mode 0 also extends the file's size; finish() cuts it back. A failure (no
     // space, not supported) only ends the preparing: the writes go on as before.

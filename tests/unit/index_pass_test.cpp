@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "index/index_pass.h"
+#include "json/event_parser.h"
 #include "support/trace_builder.h"
 #include "tracecompact/error.h"
 
@@ -120,6 +121,17 @@ TEST_CASE("strings are checked wherever they stand, escaped or read in place") {
   for (const auto& event : bad) {
     INFO(event);
     CHECK(error_of(with_cpu_event(event), 0).find("invalid JSON in event 1") != std::string::npos);
+  }
+  // A string followed by ':' is no key, whatever byte follows the event in the
+  // buffer (here the '}' that could close it if the string were skipped as a key).
+  for (const std::string event :
+       {"{\"ph\":\"X\",\"k\":\"b\":1}", "{\"ph\":\"X\",\"args\":{\"k\":\"b\":1}}",
+        "{\"ph\":\"X\",\"args\":[\"b\":1]}"}) {
+    INFO(event);
+    const std::string buffer = event + "}" + std::string(64, ' ');
+    EventParser parser;
+    CHECK_THROWS_AS(parser.parse_in_place(std::string_view(buffer.data(), event.size()), {0, 0}),
+                    Error);
   }
   // Escapes are decoded where the tool reads the text: an escaped key is still
   // the key, and an escaped name is the name.
