@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -54,6 +55,20 @@ TEST_CASE("a nonexistent input is an I/O error", "[cli]") {
   testsupport::TempDir dir;
   const CliOutcome result = run_cli({dir.path("missing.json"), "-o", dir.path("out.json")});
   check_one_error_line(result, 3, "missing.json");
+  CHECK(join(entries_of(dir.root())).empty());
+}
+
+TEST_CASE("an output past the file size limit is one error line and no file", "[cli]") {
+  testsupport::TempDir dir;
+  // The child inherits the limit (ulimit -f 64 KiB); the example's output is larger.
+  struct rlimit saved {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  struct rlimit limited = saved;
+  limited.rlim_cur = 64 << 10;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limited) == 0);
+  const CliOutcome result = run_cli({example(), "-o", dir.path("out.json")});
+  ::setrlimit(RLIMIT_FSIZE, &saved);
+  check_one_error_line(result, 3, "File too large");
   CHECK(join(entries_of(dir.root())).empty());
 }
 

@@ -92,6 +92,9 @@ void install_cleanup_signal_handlers() {
   for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal_number, &action, nullptr);
   // A closed stdout pipe ends the write with EPIPE, reported like any I/O error.
   ::signal(SIGPIPE, SIG_IGN);
+  // Likewise an output past `ulimit -f` ends the write with EFBIG instead of a kill
+  // that would leave the temporary file behind.
+  ::signal(SIGXFSZ, SIG_IGN);
 }
 
 }  // namespace tracecompact
