@@ -95,12 +95,8 @@ error_code read_string(od::value& value, std::string_view& out) {
 }
 
 error_code check_string(od::value& value) {
-  if (!has_backslash(value.raw_json_token())) {
-    od::raw_json_string ignored;
-    return value.get_raw_json_string().get(ignored);
-  }
   std::string_view ignored;
-  return value.get_string().get(ignored);
+  return read_string(value, ignored);
 }
 
 }  // namespace
