@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "sink/direct_file_sink.h"
+#include "sink/file_system.h"
 #include "sink/prepared_file_sink.h"
 #include "sink/temp_files.h"
 #include "tracecompact/error.h"
@@ -55,11 +57,7 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
     ::umask(mask);
     ::fchmod(fd_, 0666 & ~mask);
   }
-  // A new file (not stdout, not a device) is prepared ahead of its writer.
-  if (temp_path_.empty())
-    plain_ = std::make_unique<FdSink>(fd_, display_name_);
-  else
-    plain_ = std::make_unique<PreparedFileSink>(fd_, display_name_);
+  plain_ = new_file_sink();
   if (spec.gzip) gzip_ = std::make_unique<GzipSink>(*plain_, spec.gzip_level);
   behind_ = std::make_unique<WriteBehindSink>(gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_);
 }
@@ -74,6 +72,15 @@ OutputFile::~OutputFile() {
     if (!committed_) remove_temp_file(temp_path_);
   }
   if (!committed_) remove_created_folders();
+}
+
+// A new file on a local disk is written past the page cache; elsewhere (tmpfs)
+// it is prepared ahead of its writer. Stdout and devices get plain writes.
+std::unique_ptr<ByteSink> OutputFile::new_file_sink() const {
+  if (temp_path_.empty()) return std::make_unique<FdSink>(fd_, display_name_);
+  if (file_system_kind(fd_) == FileSystemKind::local_disk)
+    return std::make_unique<DirectFileSink>(fd_, display_name_);
+  return std::make_unique<PreparedFileSink>(fd_, display_name_);
 }
 
 // Missing parent folders are created (spec 12), and removed again if the run fails.

@@ -37,13 +37,15 @@ class OutputFile {
   std::string display_name_;
   std::string temp_path_;
   int fd_ = -1;
-  std::unique_ptr<ByteSink> plain_;  // FdSink, or PreparedFileSink for a new file
+  std::unique_ptr<ByteSink>
+      plain_;  // FdSink, or a DirectFileSink or PreparedFileSink for a new file
   std::unique_ptr<GzipSink> gzip_;
   std::unique_ptr<WriteBehindSink> behind_;  // over gzip_ or plain_
   bool committed_ = false;
   bool direct_fd_ = false;  // fd_ is ours to close, but there is no file to rename
   std::vector<std::filesystem::path> created_folders_;
 
+  std::unique_ptr<ByteSink> new_file_sink() const;
   void create_parent_folders(const std::filesystem::path& directory);
   void remove_created_folders();
 };

@@ -1,9 +1,6 @@
 #include "sink/prepared_file_sink.h"
 
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <sys/resource.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,39 +8,10 @@
 #include <cstring>
 #include <system_error>
 
+#include "sink/file_system.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
-namespace {
-
-#ifndef XFS_SUPER_MAGIC
-#define XFS_SUPER_MAGIC 0x58465342
-#endif
-
-// File systems where reserved blocks read back as zeros without disk reads. On a
-// network file system the readahead would fetch the reserved range over the wire.
-bool is_known_local_file_system(int fd) {
-  struct statfs info {};
-  if (::fstatfs(fd, &info) != 0) return false;
-  switch (static_cast<unsigned long>(info.f_type)) {
-    case EXT4_SUPER_MAGIC:  // also ext2 and ext3
-    case XFS_SUPER_MAGIC:
-    case BTRFS_SUPER_MAGIC:
-    case TMPFS_MAGIC:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Reserving grows the file, so under a file size limit (ulimit -f) it could
-// cross the limit before the data does, and SIGXFSZ would end the run.
-bool file_size_unlimited() {
-  struct rlimit limit {};
-  return ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur == RLIM_INFINITY;
-}
-
-}  // namespace
 
 PreparedFileSink::PreparedFileSink(int fd, std::string display_name, uint64_t step, uint64_t lead)
     : plain_(fd, display_name),
@@ -51,7 +19,11 @@ PreparedFileSink::PreparedFileSink(int fd, std::string display_name, uint64_t st
       step_(step),
       lead_(lead),
       display_name_(std::move(display_name)) {
-  if (!is_known_local_file_system(fd_) || !file_size_unlimited()) return;
+  // File systems where reserved blocks read back as zeros without disk reads (on
+  // a network file system the readahead would fetch the range over the wire).
+  // Reserving grows the file, so under a file size limit it could cross the
+  // limit before the data does.
+  if (file_system_kind(fd_) == FileSystemKind::other || !file_size_unlimited()) return;
   try {
     helper_ = std::thread([this] { prepare_ahead(); });
     preparing_ = true;

@@ -17,7 +17,8 @@ namespace tracecompact {
 
 class WriteBehindSink final : public ByteSink {
  public:
-  explicit WriteBehindSink(ByteSink& inner, size_t block_size = size_t{1} << 20, size_t depth = 4);
+  // `depth` blocks in flight: 8 MiB covers a direct write stalled on the device.
+  explicit WriteBehindSink(ByteSink& inner, size_t block_size = size_t{1} << 20, size_t depth = 8);
   ~WriteBehindSink() override;  // without finish(): stops the writer, dropping pending blocks
   WriteBehindSink(const WriteBehindSink&) = delete;
   WriteBehindSink& operator=(const WriteBehindSink&) = delete;

@@ -2,44 +2,22 @@
 // bytes written, in order, once finished; stopping without finish() is safe.
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 
 #include "sink/prepared_file_sink.h"
+#include "support/json_compare.h"
+#include "support/new_file.h"
 #include "support/temp_dir.h"
 
 namespace tracecompact {
-namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-class OpenFile {
- public:
-  explicit OpenFile(const std::string& path)
-      : fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) {}
-  ~OpenFile() {
-    if (fd >= 0) ::close(fd);
-  }
-  const int fd;
-};
-
-}  // namespace
-
 TEST_CASE("a prepared file holds exactly the bytes written") {
   testsupport::TempDir dir;
   const std::string path = dir.path("out.json");
   std::mt19937 random(3);
   std::string expected;
   {
-    OpenFile file(path);
+    testsupport::NewFile file(path);
     REQUIRE(file.fd >= 0);
     // Small steps and lead, so that the helper reserves many times during the writes.
     PreparedFileSink sink(file.fd, path, 64 << 10, 256 << 10);
@@ -51,7 +29,7 @@ TEST_CASE("a prepared file holds exactly the bytes written") {
     }
     sink.finish();
   }
-  const std::string got = read_file(path);
+  const std::string got = testsupport::read_file(path);
   REQUIRE(got.size() == expected.size());
   CHECK(got == expected);
 }
@@ -60,17 +38,17 @@ TEST_CASE("a prepared file with nothing written is empty") {
   testsupport::TempDir dir;
   const std::string path = dir.path("empty.json");
   {
-    OpenFile file(path);
+    testsupport::NewFile file(path);
     PreparedFileSink sink(file.fd, path, 64 << 10, 256 << 10);
     sink.finish();
   }
-  CHECK(read_file(path).empty());
+  CHECK(testsupport::read_file(path).empty());
 }
 
 TEST_CASE("a prepared file sink stops its helper without finish()") {
   testsupport::TempDir dir;
   const std::string path = dir.path("dropped.json");
-  OpenFile file(path);
+  testsupport::NewFile file(path);
   {
     PreparedFileSink sink(file.fd, path, 64 << 10, 256 << 10);
     const std::string piece(100000, 'x');
