@@ -52,7 +52,7 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   state_->index = build_index(input, workers_);
   if (timer_) timer_->mark("pass 1 (index)");
   const TraceMetadata metadata = read_trace_metadata(state_->index);
-  state_->plan = std::make_unique<CompactionPlan>(state_->index);
+  state_->plan = std::make_unique<CompactionPlan>(state_->index, workers_ > 1);
   state_->outcome.counts = state_->plan->counts();
   state_->outcome.local_flows.pp_rank = single_trace_pp_rank(metadata);
   PPAnnotationList pp_annotations;

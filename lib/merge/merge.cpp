@@ -57,7 +57,7 @@ void index_ranks(std::vector<Rank>& ranks, unsigned requested_threads) {
             threads > 1 ? 0 : pass_workers(requested_threads, rank.input->chunk_size());
         rank.index = build_index(*rank.input, workers);
         rank.metadata = read_trace_metadata(rank.index);
-        rank.plan = std::make_unique<CompactionPlan>(rank.index);
+        rank.plan = std::make_unique<CompactionPlan>(rank.index, workers > 1);
       } catch (...) {
         errors[i] = std::current_exception();
       }

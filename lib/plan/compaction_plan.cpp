@@ -15,15 +15,21 @@
 #include "plan/lane_packing.h"
 #include "plan/slice_order.h"
 #include "tracecompact/error.h"
+#include "util/side_by_side.h"
 
 namespace tracecompact {
 
-CompactionPlan::CompactionPlan(TraceIndex& index) : index_(index) {
-  assign_lanes();
-  index_streams();
-  map_annotations();
-  coalesce_annotations();
-  build_spans();
+CompactionPlan::CompactionPlan(TraceIndex& index, bool parallel) : index_(index) {
+  // Steps that touch disjoint state run side by side. Lane packing's sort is the
+  // plan's peak of memory, so only the small stream order is built beside it.
+  run_side_by_side(
+      parallel, [&] { index_streams(); }, [&] { assign_lanes(); });
+  run_side_by_side(
+      parallel, [&] { build_spans(); },
+      [&] {
+        map_annotations();
+        coalesce_annotations();
+      });
   name_tracks();
   count();
 }
@@ -50,13 +56,14 @@ void CompactionPlan::assign_lanes() {
                                        std::make_pair(streams[stream].pid, static_cast<Group>(g)));
       stream_bucket[stream * kGroupCount + g] = static_cast<uint32_t>(it - pid_groups.begin());
     }
-  pid_groups = {};
-  const SliceOrder order = sorted_slices(
-      slices,
+  std::vector<uint32_t> bucket_begin;
+  const SliceOrder order = bucketed_slices(
+      slices, pid_groups.size(),
       [&](const SliceRecord& s) {
         return stream_bucket[s.stream * kGroupCount + static_cast<int>(s.group)];
       },
-      [](const SliceRecord& s) { return s.end(); });
+      [](const SliceRecord& s) { return s.end(); }, bucket_begin);
+  pid_groups = {};
   int64_t next_tid = index_.max_int_tid.value_or(0) + 1000;
   for (size_t begin = 0; begin < order.size();) {
     const int64_t pid = streams[slices[order[begin]].stream].pid;
@@ -97,28 +104,11 @@ void CompactionPlan::group_by_lane(const SliceOrder& order) {
     by_lane_[lane_begin[slices[order[k]].lane]++] = order[k];
 }
 
-// Slices by (stream, start, event order): counted into their streams in event
-// order, then each stream sorted by start unless it already is, as a stream's
-// kernels mostly are in a profiler trace (no 16-byte sort keys, no full sort).
+// Slices by (stream, start, event order).
 void CompactionPlan::index_streams() {
-  const auto& slices = index_.slices;
-  stream_begin_.assign(index_.streams.size() + 1, 0);
-  for (const auto& slice : slices) ++stream_begin_[slice.stream + 1];
-  for (size_t i = 1; i < stream_begin_.size(); ++i) stream_begin_[i] += stream_begin_[i - 1];
-  by_stream_ = SliceOrder(slices.size());
-  {
-    std::vector<uint32_t> next(stream_begin_.begin(), stream_begin_.end() - 1);
-    for (uint32_t i = 0; i < slices.size(); ++i) by_stream_[next[slices[i].stream]++] = i;
-  }
-  auto by_start = [&](uint32_t a, uint32_t b) {
-    return slices[a].start() < slices[b].start() ||
-           (slices[a].start() == slices[b].start() && a < b);
-  };
-  for (size_t stream = 0; stream + 1 < stream_begin_.size(); ++stream) {
-    uint32_t* const begin = by_stream_.begin() + stream_begin_[stream];
-    uint32_t* const end = by_stream_.begin() + stream_begin_[stream + 1];
-    if (!std::is_sorted(begin, end, by_start)) std::sort(begin, end, by_start);
-  }
+  by_stream_ = bucketed_slices(
+      index_.slices, index_.streams.size(), [](const SliceRecord& s) { return s.stream; },
+      [](const SliceRecord&) { return 0.0; }, stream_begin_);
 }
 
 std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts) const {
@@ -182,16 +172,32 @@ void CompactionPlan::map_annotations() {
 // spec 6: identical annotations (up to ts/dur) that overlap become one.
 void CompactionPlan::coalesce_annotations() {
   const auto& records = index_.annotations;
-  std::vector<uint32_t> candidates;
-  for (uint32_t i = 0; i < records.size(); ++i)
-    if (outcomes_[i].fate == AnnotationFate::kKept && records[i].identity != StringTable::kNone)
-      candidates.push_back(i);
-  auto key = [&](uint32_t i) {
-    return std::make_tuple(records[i].identity, outcomes_[i].tid, records[i].ts,
-                           records[i].ts + records[i].dur, i);
+  // Candidates by (identity, tid, start, end, index): counted into their
+  // identity (dense ids), then each identity's few sorted by the rest.
+  auto candidate = [&](uint32_t i) {
+    return outcomes_[i].fate == AnnotationFate::kKept && records[i].identity != StringTable::kNone;
   };
-  std::sort(candidates.begin(), candidates.end(),
-            [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  uint32_t identity_count = 0;
+  for (uint32_t i = 0; i < records.size(); ++i)
+    if (candidate(i)) identity_count = std::max(identity_count, records[i].identity + 1);
+  std::vector<uint32_t> identity_begin(identity_count + 1, 0);
+  for (uint32_t i = 0; i < records.size(); ++i)
+    if (candidate(i)) ++identity_begin[records[i].identity + 1];
+  for (size_t k = 1; k < identity_begin.size(); ++k) identity_begin[k] += identity_begin[k - 1];
+  std::vector<uint32_t> candidates(identity_begin.back());
+  {
+    std::vector<uint32_t> next(identity_begin.begin(), identity_begin.end() - 1);
+    for (uint32_t i = 0; i < records.size(); ++i)
+      if (candidate(i)) candidates[next[records[i].identity]++] = i;
+  }
+  auto rest_of_key = [&](uint32_t i) {
+    return std::make_tuple(outcomes_[i].tid, records[i].ts, records[i].ts + records[i].dur, i);
+  };
+  for (size_t k = 0; k + 1 < identity_begin.size(); ++k)
+    if (identity_begin[k + 1] - identity_begin[k] > 1)
+      std::sort(candidates.begin() + identity_begin[k], candidates.begin() + identity_begin[k + 1],
+                [&](uint32_t a, uint32_t b) { return rest_of_key(a) < rest_of_key(b); });
+  identity_begin = {};
   auto same_identity = [&](uint32_t a, uint32_t b) {
     return records[a].identity == records[b].identity && outcomes_[a].tid == outcomes_[b].tid;
   };
@@ -309,8 +315,11 @@ void CompactionPlan::count() {
   counts_.measured_slices = index_.slices.size();
   counts_.original_streams = index_.streams.size();
   counts_.compacted_lanes = lanes_.size();
-  for (const auto& slice : index_.slices)
-    ++counts_.slice_groups[std::string(group_key(slice.group))];
+  uint64_t slices_of_group[kGroupCount] = {};
+  for (const auto& slice : index_.slices) ++slices_of_group[static_cast<int>(slice.group)];
+  for (int g = 0; g < kGroupCount; ++g)
+    if (slices_of_group[g])
+      counts_.slice_groups[std::string(group_key(static_cast<Group>(g)))] = slices_of_group[g];
   for (const auto& lane : lanes_) ++counts_.lanes_by_group[std::string(group_key(lane.group))];
   uint64_t retained = 0, launches = index_.graph_launches;
   for (size_t i = 0; i < outcomes_.size(); ++i) {

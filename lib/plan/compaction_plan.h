@@ -57,8 +57,9 @@ struct CompactionCounts {
 
 class CompactionPlan {
  public:
-  // Sets each slice's lane in `index`, and the merged interval of coalesced annotations.
-  explicit CompactionPlan(TraceIndex& index);
+  // Sets each slice's lane in `index`, and the merged interval of coalesced
+  // annotations. `parallel`: independent steps run on two threads.
+  explicit CompactionPlan(TraceIndex& index, bool parallel = false);
 
   const TraceIndex& index() const { return index_; }
   const std::vector<Lane>& lanes() const { return lanes_; }

@@ -1,6 +1,4 @@
-// Slice indexes in some order, in one malloc'd buffer: sorted as 16-byte keys
-// that are then compacted in place to the 4-byte indexes and the buffer shrunk,
-// so that a sort of all slices costs 16 bytes per slice at its peak, not 20.
+// Slice indexes in some order, in one malloc'd buffer.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <vector>
 
 #include "index/trace_index.h"
 
@@ -43,36 +42,50 @@ class SliceOrder {
   size_t size_ = 0;
 };
 
-// Slice indexes by (bucket, start, tiebreak, index). The 16-byte keys keep the
-// sort in cache; the rare equal starts look the tie-break up in the records.
+// Slice indexes by (bucket, start, tiebreak, index), and where each bucket
+// begins (bucket_begin[b], with one more entry for the end). Slices are counted
+// into their buckets in event order; a bucket is then left as it is where event
+// order is already its order (profilers mostly write a stream's kernels in time
+// order), else sorted as 16-byte keys that keep the sort in cache (the rare
+// equal starts look the tie-break up in the records).
 template <typename Bucket, typename Tiebreak>
-SliceOrder sorted_slices(const ChunkedVector<SliceRecord>& slices, Bucket bucket,
-                         Tiebreak tiebreak) {
-  struct Key {
-    uint32_t bucket;
-    uint32_t slice;
-    double start;
-  };
-  const size_t n = slices.size();
-  auto* keys = static_cast<Key*>(std::malloc(std::max<size_t>(n, 1) * sizeof(Key)));
-  if (!keys) throw std::bad_alloc();
-  for (uint32_t i = 0; i < n; ++i) keys[i] = {bucket(slices[i]), i, slices[i].ts};
-  std::sort(keys, keys + n, [&](const Key& a, const Key& b) {
-    if (a.bucket != b.bucket) return a.bucket < b.bucket;
-    if (a.start != b.start) return a.start < b.start;
-    const double ta = tiebreak(slices[a.slice]), tb = tiebreak(slices[b.slice]);
-    if (ta != tb) return ta < tb;
-    return a.slice < b.slice;
-  });
-  // Index i lands in bytes [4i, 4i + 4), inside keys already read (keys[i / 4]).
-  auto* bytes = reinterpret_cast<unsigned char*>(keys);
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t slice;
-    std::memcpy(&slice, bytes + i * sizeof(Key) + offsetof(Key, slice), sizeof slice);
-    std::memcpy(bytes + i * sizeof slice, &slice, sizeof slice);
+SliceOrder bucketed_slices(const ChunkedVector<SliceRecord>& slices, size_t bucket_count,
+                           Bucket bucket, Tiebreak tiebreak, std::vector<uint32_t>& bucket_begin) {
+  bucket_begin.assign(bucket_count + 1, 0);
+  for (const auto& slice : slices) ++bucket_begin[bucket(slice) + 1];
+  for (size_t b = 1; b <= bucket_count; ++b) bucket_begin[b] += bucket_begin[b - 1];
+  SliceOrder order(slices.size());
+  {
+    std::vector<uint32_t> next(bucket_begin.begin(), bucket_begin.end() - 1);
+    for (uint32_t i = 0; i < slices.size(); ++i) order[next[bucket(slices[i])]++] = i;
   }
-  void* shrunk = std::realloc(keys, std::max<size_t>(n, 1) * sizeof(uint32_t));
-  return SliceOrder(static_cast<uint32_t*>(shrunk ? shrunk : static_cast<void*>(keys)), n);
+  auto before = [&](uint32_t a, uint32_t b) {
+    const double sa = slices[a].start(), sb = slices[b].start();
+    if (sa != sb) return sa < sb;
+    const double ta = tiebreak(slices[a]), tb = tiebreak(slices[b]);
+    if (ta != tb) return ta < tb;
+    return a < b;
+  };
+  // 12 bytes, not 16: the largest bucket's keys are the plan's peak of memory.
+  struct __attribute__((packed)) Key {
+    double start;
+    uint32_t slice;
+  };
+  static_assert(sizeof(Key) == 12);
+  std::vector<Key> keys;
+  for (size_t b = 0; b < bucket_count; ++b) {
+    uint32_t* const first = order.begin() + bucket_begin[b];
+    uint32_t* const last = order.begin() + bucket_begin[b + 1];
+    if (std::is_sorted(first, last, before)) continue;
+    keys.resize(static_cast<size_t>(last - first));
+    for (size_t k = 0; k < keys.size(); ++k) keys[k] = {slices[first[k]].start(), first[k]};
+    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+      if (a.start != b.start) return a.start < b.start;
+      return before(a.slice, b.slice);
+    });
+    for (size_t k = 0; k < keys.size(); ++k) first[k] = keys[k].slice;
+  }
+  return order;
 }
 
 }  // namespace tracecompact
