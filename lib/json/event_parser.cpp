@@ -210,11 +210,27 @@ struct SkipKeys {
   }
 };
 
+using Members = std::vector<std::pair<std::string, std::string>>;
+
+// Stable, by key. Event objects have a handful of members: an insertion sort,
+// without the temporary buffer std::stable_sort allocates on every call.
+void sort_members_by_key(Members& members) {
+  constexpr size_t kSmall = 16;
+  if (members.size() > kSmall) {
+    std::stable_sort(members.begin(), members.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    return;
+  }
+  for (size_t i = 1; i < members.size(); ++i)
+    for (size_t j = i; j > 0 && members[j].first < members[j - 1].first; --j)
+      std::swap(members[j], members[j - 1]);
+}
+
 error_code append_canonical_object(od::object object, std::string& out, int depth, SkipKeys skip,
                                    SkipKeys args_skip = {}) {
   // Members are canonicalised separately, then sorted by key; a repeated key
   // keeps its last value, as a JSON object read by Python does.
-  std::vector<std::pair<std::string, std::string>> members;
+  Members members;
   for (auto field_result : object) {
     od::field field;
     if (auto e = std::move(field_result).get(field)) return e;
@@ -237,8 +253,7 @@ error_code append_canonical_object(od::object object, std::string& out, int dept
     }
     members.emplace_back(std::string(key), std::move(value_text));
   }
-  std::stable_sort(members.begin(), members.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  sort_members_by_key(members);
   out += '{';
   bool first = true;
   for (size_t i = 0; i < members.size(); ++i) {
