@@ -44,6 +44,7 @@ OutputSpec output_spec(const Options& options, const std::string& path) {
   spec.gzip = path == "-" ? options.gzip_stdout : (ends_with(path, ".gz") || options.gzip_stdout);
   spec.gzip_level = options.gzip_level;
   spec.overwrite = options.overwrite;
+  spec.read_back = options.verify;
   return spec;
 }
 

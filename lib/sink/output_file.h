@@ -17,6 +17,7 @@ struct OutputSpec {
   bool gzip = false;
   int gzip_level = 1;
   bool overwrite = false;
+  bool read_back = false;  // the run reads the file again (--verify): keep it in the page cache
 };
 
 class OutputFile {
@@ -31,6 +32,9 @@ class OutputFile {
   // Flushes and renames the temporary file onto the target.
   void commit();
   const std::string& display_name() const { return display_name_; }
+  // Whether the file is written with O_DIRECT (a new file on a local disk that
+  // the run does not read back).
+  bool bypasses_page_cache() const { return bypasses_page_cache_; }
 
  private:
   OutputSpec spec_;
@@ -42,10 +46,11 @@ class OutputFile {
   std::unique_ptr<GzipSink> gzip_;
   std::unique_ptr<WriteBehindSink> behind_;  // over gzip_ or plain_
   bool committed_ = false;
+  bool bypasses_page_cache_ = false;
   bool direct_fd_ = false;  // fd_ is ours to close, but there is no file to rename
   std::vector<std::filesystem::path> created_folders_;
 
-  std::unique_ptr<ByteSink> new_file_sink() const;
+  std::unique_ptr<ByteSink> new_file_sink();
   void create_parent_folders(const std::filesystem::path& directory);
   void remove_created_folders();
 };

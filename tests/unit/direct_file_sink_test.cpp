@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <random>
@@ -11,6 +12,7 @@
 
 #include "sink/direct_file_sink.h"
 #include "sink/file_system.h"
+#include "sink/output_file.h"
 #include "support/json_compare.h"
 #include "support/new_file.h"
 #include "support/temp_dir.h"
@@ -107,6 +109,32 @@ TEST_CASE("a direct file sink dropped without finish() leaves no thread or leak"
     sink.write(piece.data(), piece.size());
   }  // a failed run: the caller removes the file
   SUCCEED("dropped");
+}
+
+}  // namespace tracecompact
+
+namespace tracecompact {
+
+TEST_CASE("an output file bypasses the page cache unless the run reads it back") {
+  testsupport::TempDir dir;
+  const int folder = ::open(dir.root().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  REQUIRE(folder >= 0);
+  const bool local_disk = file_system_kind(folder) == FileSystemKind::local_disk;
+  ::close(folder);
+  const std::string data(3 * DirectFileSink::kAlignment + 5, 'z');
+  for (const bool read_back : {false, true}) {
+    INFO("read back: " << read_back);
+    OutputSpec spec;
+    spec.path = dir.path(read_back ? "verified.json" : "plain.json");
+    spec.read_back = read_back;
+    {
+      OutputFile file(spec);
+      CHECK(file.bypasses_page_cache() == (local_disk && !read_back));
+      file.sink().write(data.data(), data.size());
+      file.commit();
+    }
+    CHECK(testsupport::read_file(spec.path) == data);
+  }
 }
 
 }  // namespace tracecompact
