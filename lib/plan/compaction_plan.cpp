@@ -15,13 +15,15 @@
 #include "plan/lane_packing.h"
 #include "plan/slice_order.h"
 #include "tracecompact/error.h"
+#include "util/counting_sort.h"
 #include "util/side_by_side.h"
 
 namespace tracecompact {
 
 CompactionPlan::CompactionPlan(TraceIndex& index, bool parallel) : index_(index) {
   // Steps that touch disjoint state run side by side. Lane packing's sort is the
-  // plan's peak of memory, so only the small stream order is built beside it.
+  // plan's peak of memory, so beside it runs only the stream order, which sorts
+  // its 4-byte indexes in place.
   run_side_by_side(
       parallel, [&] { index_streams(); }, [&] { assign_lanes(); });
   run_side_by_side(
@@ -62,7 +64,7 @@ void CompactionPlan::assign_lanes() {
       [&](const SliceRecord& s) {
         return stream_bucket[s.stream * kGroupCount + static_cast<int>(s.group)];
       },
-      [](const SliceRecord& s) { return s.end(); }, bucket_begin);
+      [](const SliceRecord& s) { return s.end(); }, BucketSort::kKeys, bucket_begin);
   pid_groups = {};
   int64_t next_tid = index_.max_int_tid.value_or(0) + 1000;
   for (size_t begin = 0; begin < order.size();) {
@@ -108,7 +110,7 @@ void CompactionPlan::group_by_lane(const SliceOrder& order) {
 void CompactionPlan::index_streams() {
   by_stream_ = bucketed_slices(
       index_.slices, index_.streams.size(), [](const SliceRecord& s) { return s.stream; },
-      [](const SliceRecord&) { return 0.0; }, stream_begin_);
+      [](const SliceRecord&) { return 0.0; }, BucketSort::kInPlace, stream_begin_);
 }
 
 std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts) const {
@@ -150,6 +152,7 @@ size_t CompactionPlan::nearest_slice(uint32_t stream, double ts) const {
 }
 
 void CompactionPlan::map_annotations() {
+  uint64_t mapped = 0;
   outcomes_.resize(index_.annotations.size());
   for (size_t i = 0; i < index_.annotations.size(); ++i) {
     const AnnotationRecord& a = index_.annotations[i];
@@ -165,8 +168,9 @@ void CompactionPlan::map_annotations() {
       fail_input("GPU annotation " + std::to_string(a.event_index) + " has a non-numeric ts");
     const size_t slice = nearest_slice(stream->second, a.ts);
     out.tid = lanes_[index_.slices[slice].lane].annotation_tid;
-    ++counts_.gpu_annotations_mapped;
+    ++mapped;
   }
+  counts_.gpu_annotations_mapped = mapped;  // stored once (see build_spans)
 }
 
 // spec 6: identical annotations (up to ts/dur) that overlap become one.
@@ -177,19 +181,19 @@ void CompactionPlan::coalesce_annotations() {
   auto candidate = [&](uint32_t i) {
     return outcomes_[i].fate == AnnotationFate::kKept && records[i].identity != StringTable::kNone;
   };
+  std::vector<uint32_t> candidates;
+  size_t candidate_count = 0;
+  for (uint32_t i = 0; i < records.size(); ++i) candidate_count += candidate(i);
+  candidates.reserve(candidate_count);
   uint32_t identity_count = 0;
-  for (uint32_t i = 0; i < records.size(); ++i)
-    if (candidate(i)) identity_count = std::max(identity_count, records[i].identity + 1);
-  std::vector<uint32_t> identity_begin(identity_count + 1, 0);
-  for (uint32_t i = 0; i < records.size(); ++i)
-    if (candidate(i)) ++identity_begin[records[i].identity + 1];
-  for (size_t k = 1; k < identity_begin.size(); ++k) identity_begin[k] += identity_begin[k - 1];
-  std::vector<uint32_t> candidates(identity_begin.back());
-  {
-    std::vector<uint32_t> next(identity_begin.begin(), identity_begin.end() - 1);
-    for (uint32_t i = 0; i < records.size(); ++i)
-      if (candidate(i)) candidates[next[records[i].identity]++] = i;
+  for (uint32_t i = 0; i < records.size(); ++i) {
+    if (!candidate(i)) continue;
+    candidates.push_back(i);
+    identity_count = std::max(identity_count, records[i].identity + 1);
   }
+  std::vector<uint32_t> identity_begin;
+  counting_sort(
+      candidates, identity_count, [&](uint32_t i) { return records[i].identity; }, &identity_begin);
   auto rest_of_key = [&](uint32_t i) {
     return std::make_tuple(outcomes_[i].tid, records[i].ts, records[i].ts + records[i].dur, i);
   };
@@ -256,6 +260,9 @@ void CompactionPlan::build_spans() {
       });
     begin = end;
   }
+  // Counted here and stored once: the counters beside it are written by the
+  // other plan thread, and would share its cache line.
+  uint64_t converted = 0;
   for (size_t begin = 0; begin < order.size();) {
     const uint32_t lane = slices[order[begin]].lane;
     size_t end = begin;
@@ -274,13 +281,14 @@ void CompactionPlan::build_spans() {
         run_start = s.start();
       }
       if (region != StringTable::kNone) {
-        ++counts_.kernel_annotations_converted;
+        ++converted;
         run_end = s.end();
       }
     }
     close_run();
     begin = end;
   }
+  counts_.kernel_annotations_converted = converted;
   counts_.kernel_annotation_blocks = spans_.size();
   by_lane_ = {};
   index_.slice_regions = {};  // nothing reads args.name of a slice after this

@@ -1,6 +1,7 @@
 #include "plan/pp_arrows.h"
 
 #include "plan/pp_pairing.h"
+#include "util/counting_sort.h"
 
 #include <algorithm>
 #include <cmath>
@@ -131,17 +132,6 @@ void add_compute_blocks(std::vector<const PPAnnotation*>& members, const PPView&
     if (view.has_role(m->track, kOnMainCompute)) on_main.push_back(m);
   }
   close_cluster();
-}
-
-// Stable: items with equal digits keep their order. Digits are below digit_count.
-template <typename Digit>
-void counting_sort(std::vector<uint32_t>& items, size_t digit_count, Digit digit) {
-  std::vector<uint32_t> begin(digit_count + 1, 0);
-  for (const uint32_t item : items) ++begin[digit(item) + 1];
-  for (size_t d = 1; d <= digit_count; ++d) begin[d] += begin[d - 1];
-  std::vector<uint32_t> sorted(items.size());
-  for (const uint32_t item : items) sorted[begin[digit(item)]++] = item;
-  items.swap(sorted);
 }
 
 // Blocks grouped by (pid, stage, op, microbatch), keys ascending.

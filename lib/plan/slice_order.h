@@ -42,15 +42,22 @@ class SliceOrder {
   size_t size_ = 0;
 };
 
+// How bucketed_slices sorts a bucket that event order leaves unsorted.
+enum class BucketSort {
+  kKeys,     // as 12-byte keys that keep the sort in cache: 12 more bytes per slice of the bucket
+  kInPlace,  // the 4-byte indexes themselves, looking starts up in the records: no memory
+};
+
 // Slice indexes by (bucket, start, tiebreak, index), and where each bucket
 // begins (bucket_begin[b], with one more entry for the end). Slices are counted
 // into their buckets in event order; a bucket is then left as it is where event
 // order is already its order (profilers mostly write a stream's kernels in time
-// order), else sorted as 16-byte keys that keep the sort in cache (the rare
-// equal starts look the tie-break up in the records).
+// order), else sorted as `how` says (the rare equal starts look the tie-break up
+// in the records).
 template <typename Bucket, typename Tiebreak>
 SliceOrder bucketed_slices(const ChunkedVector<SliceRecord>& slices, size_t bucket_count,
-                           Bucket bucket, Tiebreak tiebreak, std::vector<uint32_t>& bucket_begin) {
+                           Bucket bucket, Tiebreak tiebreak, BucketSort how,
+                           std::vector<uint32_t>& bucket_begin) {
   bucket_begin.assign(bucket_count + 1, 0);
   for (const auto& slice : slices) ++bucket_begin[bucket(slice) + 1];
   for (size_t b = 1; b <= bucket_count; ++b) bucket_begin[b] += bucket_begin[b - 1];
@@ -66,7 +73,7 @@ SliceOrder bucketed_slices(const ChunkedVector<SliceRecord>& slices, size_t buck
     if (ta != tb) return ta < tb;
     return a < b;
   };
-  // 12 bytes, not 16: the largest bucket's keys are the plan's peak of memory.
+  // 12 bytes, not 16: the largest unsorted bucket's keys are the plan's peak of memory.
   struct __attribute__((packed)) Key {
     double start;
     uint32_t slice;
@@ -77,7 +84,17 @@ SliceOrder bucketed_slices(const ChunkedVector<SliceRecord>& slices, size_t buck
     uint32_t* const first = order.begin() + bucket_begin[b];
     uint32_t* const last = order.begin() + bucket_begin[b + 1];
     if (std::is_sorted(first, last, before)) continue;
-    keys.resize(static_cast<size_t>(last - first));
+    if (how == BucketSort::kInPlace) {
+      std::sort(first, last, before);
+      continue;
+    }
+    const auto size = static_cast<size_t>(last - first);
+    // Grown by a fresh allocation: a resize would copy the old keys beside the new.
+    if (keys.capacity() < size) {
+      keys = std::vector<Key>();
+      keys.reserve(size);
+    }
+    keys.resize(size);
     for (size_t k = 0; k < keys.size(); ++k) keys[k] = {slices[first[k]].start(), first[k]};
     std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
       if (a.start != b.start) return a.start < b.start;

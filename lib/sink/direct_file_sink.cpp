@@ -74,11 +74,12 @@ void DirectFileSink::flush_whole_blocks() {
 void DirectFileSink::write_at_end(const char* data, size_t size) {
   while (direct_ && size > 0) {
     const ssize_t wrote = ::write(fd_, data, size);
-    if (wrote < 0 && errno == EINTR) continue;
+    const int error = errno;
+    if (wrote < 0 && error == EINTR) continue;
     // EINVAL: the file system takes the flag but not the write (alignment it
     // wants larger, or an offset left unaligned by a short write before).
-    if (wrote < 0 && errno == EINVAL && stop_direct()) break;
-    if (wrote < 0) fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
+    if (wrote < 0 && error == EINVAL && stop_direct()) break;
+    if (wrote < 0) fail_io("cannot write " + display_name_ + ": " + std::strerror(error));
     data += wrote;
     size -= static_cast<size_t>(wrote);
   }

@@ -11,8 +11,8 @@ enum class FileSystemKind {
 
 FileSystemKind file_system_kind(int fd);
 
-// Whether no file size limit (ulimit -f) applies: writing past the data's end
-// (reservations, padded blocks) could otherwise cross it and raise SIGXFSZ.
+// Whether no file size limit (ulimit -f) applies: reserving space past the
+// data's end could otherwise cross it before the data does.
 bool file_size_unlimited();
 
 }  // namespace tracecompact

@@ -113,24 +113,24 @@ TEST_CASE("int and float spellings are distinct identities but float spellings a
 }
 
 TEST_CASE("member order is no part of an identity, in small and large objects", "[coalescing]") {
-  // Objects up to 16 members and larger ones are sorted by different code.
+  // Objects of up to 16 members and larger ones are sorted by different code;
+  // `members` counts those of the object with a repeated key.
   for (const int members : {3, 16, 17, 40}) {
     INFO(members << " members");
-    std::string forward = "{", backward = "{";
-    for (int k = 0; k < members; ++k) {
-      forward += (k ? ",\"k" : "\"k") + std::to_string(k) + "\":" + std::to_string(k);
-      const int j = members - 1 - k;
-      backward += (k ? ",\"k" : "\"k") + std::to_string(j) + "\":" + std::to_string(j);
-    }
-    // A repeated key keeps its last value: "k0":7 then "k0":0 is "k0":0.
-    const std::string repeated = "{\"k0\":7," + forward.substr(1);
+    auto member = [](int k, int value) {
+      return "\"k" + std::to_string(k) + "\":" + std::to_string(value);
+    };
+    std::string forward, backward;
+    for (int k = 1; k < members - 1; ++k) forward += "," + member(k, k);
+    for (int k = members - 2; k >= 1; --k) backward += member(k, k) + ",";
     const auto c = compact(trace({
         kernel(0, 1, "0", "100"),
-        annotation(0, 1, "10", "5", "a", forward + "}"),
-        annotation(0, 1, "11", "5", "a", backward + "}"),
-        annotation(0, 1, "12", "5", "a", repeated + "}"),
+        annotation(0, 1, "10", "5", "a", "{" + member(0, 0) + forward + "}"),
+        annotation(0, 1, "11", "5", "a", "{" + backward + member(0, 0) + "}"),
+        // A repeated key keeps its last value: this is the same identity.
+        annotation(0, 1, "12", "5", "a", "{" + member(0, 7) + forward + "," + member(0, 0) + "}"),
         // Another identity: k0 is 8.
-        annotation(0, 1, "13", "5", "a", "{\"k0\":8" + forward.substr(forward.find(',')) + "}"),
+        annotation(0, 1, "13", "5", "a", "{" + member(0, 8) + forward + "}"),
     }));
     CHECK(c.summary["gpu_annotations_coalesced"].GetInt() == 2);
   }
