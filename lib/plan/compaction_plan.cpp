@@ -97,13 +97,14 @@ void CompactionPlan::assign_lanes() {
 // Each lane's slices in packing order, which is (start, end, event order):
 // what build_spans walks, without a second sort of all slices.
 void CompactionPlan::group_by_lane(const SliceOrder& order) {
-  const auto& slices = index_.slices;
-  std::vector<uint32_t> lane_begin(lanes_.size() + 1, 0);
-  for (size_t k = 0; k < order.size(); ++k) ++lane_begin[slices[order[k]].lane + 1];
-  for (size_t lane = 1; lane < lane_begin.size(); ++lane) lane_begin[lane] += lane_begin[lane - 1];
   by_lane_ = SliceOrder(order.size());
-  for (size_t k = 0; k < order.size(); ++k)
-    by_lane_[lane_begin[slices[order[k]].lane]++] = order[k];
+  place_by_key(
+      lanes_.size(),
+      [&](auto visit) {
+        for (const uint32_t slice : order) visit(slice);
+      },
+      [&](uint32_t slice) { return index_.slices[slice].lane; },
+      [&](uint32_t position, uint32_t slice) { by_lane_[position] = slice; });
 }
 
 // Slices by (stream, start, event order).

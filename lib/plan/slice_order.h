@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "index/trace_index.h"
+#include "util/counting_sort.h"
 
 namespace tracecompact {
 
@@ -58,14 +59,14 @@ template <typename Bucket, typename Tiebreak>
 SliceOrder bucketed_slices(const ChunkedVector<SliceRecord>& slices, size_t bucket_count,
                            Bucket bucket, Tiebreak tiebreak, BucketSort how,
                            std::vector<uint32_t>& bucket_begin) {
-  bucket_begin.assign(bucket_count + 1, 0);
-  for (const auto& slice : slices) ++bucket_begin[bucket(slice) + 1];
-  for (size_t b = 1; b <= bucket_count; ++b) bucket_begin[b] += bucket_begin[b - 1];
   SliceOrder order(slices.size());
-  {
-    std::vector<uint32_t> next(bucket_begin.begin(), bucket_begin.end() - 1);
-    for (uint32_t i = 0; i < slices.size(); ++i) order[next[bucket(slices[i])]++] = i;
-  }
+  bucket_begin = place_by_key(
+      bucket_count,
+      [&](auto visit) {
+        for (uint32_t i = 0; i < slices.size(); ++i) visit(i);
+      },
+      [&](uint32_t i) { return bucket(slices[i]); },
+      [&](uint32_t position, uint32_t i) { order[position] = i; });
   auto before = [&](uint32_t a, uint32_t b) {
     const double sa = slices[a].start(), sb = slices[b].start();
     if (sa != sb) return sa < sb;

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "sink/direct_file_sink.h"
-#include "sink/file_system.h"
 #include "sink/prepared_file_sink.h"
 #include "sink/temp_files.h"
 #include "tracecompact/error.h"
@@ -79,10 +78,11 @@ OutputFile::~OutputFile() {
 // it is prepared ahead of its writer. Stdout and devices get plain writes.
 std::unique_ptr<ByteSink> OutputFile::new_file_sink() {
   if (temp_path_.empty()) return std::make_unique<FdSink>(fd_, display_name_);
-  if (file_system_kind(fd_) == FileSystemKind::local_disk && !spec_.read_back) {
+  if (!spec_.read_back) {
+    // The sink itself knows where O_DIRECT is used (local disks only).
     auto direct = std::make_unique<DirectFileSink>(fd_, display_name_);
     bypasses_page_cache_ = direct->direct();
-    return direct;
+    if (bypasses_page_cache_) return direct;
   }
   return std::make_unique<PreparedFileSink>(fd_, display_name_);
 }
