@@ -83,9 +83,9 @@ SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
     out.start_array();
     const RankWriteStats stats = write_rank_events(input, plan, nullptr, workers_, out);
     outcome.flow_endpoints_mapped = stats.flow_endpoints_mapped;
-    write_plan_events(plan, nullptr, out);
+    write_plan_events(plan, nullptr, workers_, out);
     write_pp_arrows(
-        arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, out);
+        arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, workers_, out);
     out.end_array();
   };
   out.start_object();

@@ -150,6 +150,13 @@ std::string_view lane_name_tail(std::string_view name) {
 
 namespace {
 
+void note_segment(TraceIndex& index, const TraceTokenizer::Item& event) {
+  if (index.segment_starts.empty() ||
+      event.offset - index.segment_starts.back().offset >= TraceIndex::kSegmentBytes)
+    index.segment_starts.push_back({event.offset, event.index});
+  index.events_end = event.offset + event.text.size();
+}
+
 void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) {
   index.display_name = input.display_name();
   auto source = input.open();
@@ -203,6 +210,7 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
           fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) +
                      " events");
         }
+        note_segment(index, item);
         take_event(item);
         break;
       case TraceTokenizer::Kind::kEnd:

@@ -103,6 +103,15 @@ struct LaneNameRecord {
 };
 enum LaneRole : uint8_t { kMainComputeLane = 1, kUnshardLane = 2 };
 
+// Where an event starts in the (decompressed) input. Pass 1 notes one about
+// every kSegmentBytes, so that pass 2 can hand whole stretches of events to its
+// workers, which find the boundaries inside them, instead of finding every
+// boundary on the reading thread.
+struct EventStart {
+  uint64_t offset;
+  uint64_t index;
+};
+
 struct TopLevelValue {
   std::string key;
   std::string text;  // raw JSON
@@ -115,6 +124,9 @@ struct TraceIndex {
   bool has_events = false;
   uint64_t event_count = 0;
   uint64_t input_bytes = 0;
+  static constexpr uint64_t kSegmentBytes = uint64_t{512} << 10;
+  std::vector<EventStart> segment_starts;  // the first event, then one per kSegmentBytes
+  uint64_t events_end = 0;                 // just past the last event
 
   ChunkedVector<SliceRecord> slices;  // event order
   EventBits slice_events;             // the events of `slices`

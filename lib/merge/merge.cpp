@@ -266,11 +266,12 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
       const unsigned workers = pass_workers(threads, rank->input->chunk_size());
       rank->flow_endpoints_mapped =
           write_rank_events(*rank->input, *rank->plan, &edit, workers, out).flow_endpoints_mapped;
-      write_plan_events(*rank->plan, &edit, out);
+      write_plan_events(*rank->plan, &edit, workers, out);
       write_process_metadata(*rank, out);
     }
     write_pp_arrows(
-        arrows.result, [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); }, out);
+        arrows.result, [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); },
+        pass_workers(threads, first.input->chunk_size()), out);
     out.end_array();
   };
   auto write_distributed_info = [&] {

@@ -57,6 +57,7 @@ class EventRenderer {
 
   void render(std::string_view text, const EventOrigin& origin, EventAction action, JsonOut& out,
               RankWriteStats& stats);
+  const std::string& input_name() const { return plan_.index().display_name; }
 
  private:
   const CompactionPlan& plan_;

@@ -2,6 +2,7 @@
 
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
+#include "writer/parallel_ranges.h"
 #include "writer/render_batches.h"
 
 namespace tracecompact {
@@ -23,14 +24,15 @@ RankWriteStats render_in_order(TraceTokenizer& tokenizer, const CompactionPlan& 
   return stats;
 }
 
-// Events rendered on `workers` threads in batches, appended in order.
-RankWriteStats render_in_batches(TraceTokenizer& tokenizer, const CompactionPlan& plan,
-                                 const MergeEdit* merge, unsigned workers,
-                                 FlowIdRenumberer& flow_ids, JsonOut& out) {
+// Events rendered on `workers` threads a segment at a time, appended in order.
+RankWriteStats render_in_segments(ByteSource& source, const CompactionPlan& plan,
+                                  const MergeEdit* merge, unsigned workers,
+                                  FlowIdRenumberer& flow_ids, JsonOut& out) {
   RankWriteStats stats;
   RenderBatches batches(workers, plan, merge);
   const size_t id_width = flow_id_width(plan, merge);
   PlanCursor cursor(plan.index());
+  SegmentReader reader(source, plan.index());
   auto append_batch = [&](RenderBatch& batch) {
     append_rendered(batch, flow_ids, id_width, plan.index().display_name, out);
     stats += batch.stats;
@@ -38,25 +40,22 @@ RankWriteStats render_in_batches(TraceTokenizer& tokenizer, const CompactionPlan
   // Everything before a fault is rendered first, so that of several faults the
   // first in file order is reported.
   auto drain = [&] { batches.drain(append_batch); };
-  for (;;) {
-    TraceTokenizer::Item item;
+  bool more = true;
+  auto read_segment = [&](RenderBatch& batch) {
+    if (!batch.empty()) return false;  // one segment per batch
     try {
-      item = tokenizer.next();
+      more = reader.next(batch.segment);
     } catch (...) {
       drain();
       throw;
     }
-    if (item.kind == TraceTokenizer::Kind::kEnd) break;
-    if (item.kind != TraceTokenizer::Kind::kEvent) continue;
-    const EventAction action = cursor.next(item.index);
-    batches.put(
-        [&](RenderBatch& batch) {
-          if (!batch.events.add(item.text, item.index, item.offset)) return false;
-          batch.actions.push_back(action);
-          return true;
-        },
-        append_batch);
-  }
+    const EventSegment& segment = batch.segment;
+    batch.actions.resize(segment.event_count);
+    for (uint64_t k = 0; k < segment.event_count; ++k)
+      batch.actions[k] = cursor.next(segment.first_index + k);
+    return true;
+  };
+  while (more) batches.put(read_segment, append_batch);
   drain();
   return stats;
 }
@@ -67,14 +66,17 @@ RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& 
                                  const MergeEdit* merge, unsigned workers, JsonOut& out) {
   const TraceIndex& index = plan.index();
   auto source = input.open();
-  TraceTokenizer tokenizer(*source, input.chunk_size());
   FlowIdRenumberer flow_ids(merge ? merge->first_flow_id : 0);
-  const RankWriteStats stats =
-      workers == 0 ? render_in_order(tokenizer, plan, merge, flow_ids, out)
-                   : render_in_batches(tokenizer, plan, merge, workers, flow_ids, out);
-  if (tokenizer.events_seen() != index.event_count ||
-      tokenizer.bytes_consumed() != index.input_bytes)
-    fail_io(index.display_name + " changed while it was being read");
+  RankWriteStats stats;
+  if (workers == 0) {
+    TraceTokenizer tokenizer(*source, input.chunk_size());
+    stats = render_in_order(tokenizer, plan, merge, flow_ids, out);
+    if (tokenizer.events_seen() != index.event_count ||
+        tokenizer.bytes_consumed() != index.input_bytes)
+      fail_io(index.display_name + " changed while it was being read");
+  } else {
+    stats = render_in_segments(*source, plan, merge, workers, flow_ids, out);
+  }
   if (stats.flow_endpoints_mapped != stats.flow_endpoints)
     fail_input("mapped " + std::to_string(stats.flow_endpoints_mapped) + "/" +
                std::to_string(stats.flow_endpoints) + " GPU ac2g flow endpoints");
@@ -122,86 +124,110 @@ void write_thread_metadata(JsonOut& out, const TrackName& track, const MergeEdit
   out.end_object();
 }
 
-}  // namespace
+// Items per batch when rendered on workers: about 512 KB of output, like a
+// segment of input events (the batches' buffers circulate through the sink's
+// queue, so their size is paid many times over in memory).
+constexpr size_t kSpansPerBatch = 2048;  // ~220 bytes each
+constexpr size_t kArrowsPerBatch = 512;  // two events, ~900 bytes
 
-void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, JsonOut& out) {
-  const double offset = merge ? merge->ts_offset : 0.0;
-  for (const Span& span : plan.spans()) {
+void write_span(const CompactionPlan& plan, const Span& span, const MergeEdit* merge,
+                JsonOut& out) {
+  out.start_object();
+  out.key("name");
+  out.string(plan.index().region_names[span.region]);
+  out.key("cat");
+  out.string("gpu_user_annotation");
+  out.key("ph");
+  out.string("X");
+  out.key("pid");
+  out.integer(merged_pid(merge, plan.span_pid(span)));
+  out.key("tid");
+  out.integer(plan.span_tid(span));
+  out.key("ts");
+  write_time(out, span.start + (merge ? merge->ts_offset : 0.0));
+  out.key("dur");
+  write_time(out, span.end - span.start);
+  out.key("args");
+  out.start_object();
+  out.end_object();
+  out.end_object();
+}
+
+void write_arrow(const PPArrowResult& result, const PPArrow& arrow,
+                 const std::function<int64_t(int64_t)>& pp_rank_of, JsonOut& out) {
+  const PPName& source = result.name(arrow.source);
+  const PPName& destination = result.name(arrow.destination);
+  const StreamKey& source_track = result.track(arrow.source);
+  const StreamKey& destination_track = result.track(arrow.destination);
+  const std::string name = source.label() + " -> " + destination.label();
+  const auto source_microbatch = source.microbatch_if_any();
+  const auto microbatch = source_microbatch ? source_microbatch : destination.microbatch_if_any();
+  for (const bool start : {true, false}) {
+    const StreamKey& end = start ? source_track : destination_track;
     out.start_object();
     out.key("name");
-    out.string(plan.index().region_names[span.region]);
+    out.string(name);
     out.key("cat");
-    out.string("gpu_user_annotation");
+    out.string(arrow.category);
     out.key("ph");
-    out.string("X");
+    out.string(start ? "s" : "f");
+    out.key("bp");
+    out.string("e");
     out.key("pid");
-    out.integer(merged_pid(merge, plan.span_pid(span)));
+    out.integer(end.pid);
     out.key("tid");
-    out.integer(plan.span_tid(span));
+    out.integer(end.tid);
     out.key("ts");
-    write_time(out, span.start + offset);
-    out.key("dur");
-    write_time(out, span.end - span.start);
+    write_time(out, start ? arrow.source.start : arrow.destination_ts);
+    out.key("id");
+    out.unsigned_integer(arrow.id);
     out.key("args");
     out.start_object();
+    out.key("source_pp_rank");
+    out.integer(pp_rank_of(source_track.pid));
+    out.key("destination_pp_rank");
+    out.integer(pp_rank_of(destination_track.pid));
+    out.key("source_stage");
+    out.unsigned_integer(source.stage);
+    out.key("destination_stage");
+    out.unsigned_integer(destination.stage);
+    out.key("source_operation");
+    out.string(pp_op_name(source.op));
+    out.key("destination_operation");
+    out.string(pp_op_name(destination.op));
+    out.key("microbatch");
+    if (microbatch)
+      out.unsigned_integer(*microbatch);
+    else
+      out.writer().Null();
     out.end_object();
     out.end_object();
   }
+}
+
+}  // namespace
+
+void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, unsigned workers,
+                       JsonOut& out) {
+  const auto& spans = plan.spans();
+  render_ranges(
+      workers, spans.size(), kSpansPerBatch,
+      [&](size_t begin, size_t end, JsonOut& into) {
+        for (size_t i = begin; i < end; ++i) write_span(plan, spans[i], merge, into);
+      },
+      out);
   for (const TrackName& track : plan.track_names()) write_thread_metadata(out, track, merge);
 }
 
 void write_pp_arrows(const PPArrowResult& result, const std::function<int64_t(int64_t)>& pp_rank_of,
-                     JsonOut& out) {
-  for (const PPArrow& arrow : result.arrows) {
-    const PPName& source = result.name(arrow.source);
-    const PPName& destination = result.name(arrow.destination);
-    const StreamKey& source_track = result.track(arrow.source);
-    const StreamKey& destination_track = result.track(arrow.destination);
-    const std::string name = source.label() + " -> " + destination.label();
-    const auto source_microbatch = source.microbatch_if_any();
-    const auto microbatch = source_microbatch ? source_microbatch : destination.microbatch_if_any();
-    for (const bool start : {true, false}) {
-      const StreamKey& end = start ? source_track : destination_track;
-      out.start_object();
-      out.key("name");
-      out.string(name);
-      out.key("cat");
-      out.string(arrow.category);
-      out.key("ph");
-      out.string(start ? "s" : "f");
-      out.key("bp");
-      out.string("e");
-      out.key("pid");
-      out.integer(end.pid);
-      out.key("tid");
-      out.integer(end.tid);
-      out.key("ts");
-      write_time(out, start ? arrow.source.start : arrow.destination_ts);
-      out.key("id");
-      out.unsigned_integer(arrow.id);
-      out.key("args");
-      out.start_object();
-      out.key("source_pp_rank");
-      out.integer(pp_rank_of(source_track.pid));
-      out.key("destination_pp_rank");
-      out.integer(pp_rank_of(destination_track.pid));
-      out.key("source_stage");
-      out.unsigned_integer(source.stage);
-      out.key("destination_stage");
-      out.unsigned_integer(destination.stage);
-      out.key("source_operation");
-      out.string(pp_op_name(source.op));
-      out.key("destination_operation");
-      out.string(pp_op_name(destination.op));
-      out.key("microbatch");
-      if (microbatch)
-        out.unsigned_integer(*microbatch);
-      else
-        out.writer().Null();
-      out.end_object();
-      out.end_object();
-    }
-  }
+                     unsigned workers, JsonOut& out) {
+  render_ranges(
+      workers, result.arrows.size(), kArrowsPerBatch,
+      [&](size_t begin, size_t end, JsonOut& into) {
+        for (size_t i = begin; i < end; ++i)
+          write_arrow(result, result.arrows[i], pp_rank_of, into);
+      },
+      out);
 }
 
 }  // namespace tracecompact

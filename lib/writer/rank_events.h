@@ -21,11 +21,14 @@ namespace tracecompact {
 RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& plan,
                                  const MergeEdit* merge, unsigned workers, JsonOut& out);
 
-// Writes the spans (spec 7) and track names (spec 8).
-void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, JsonOut& out);
+// Writes the spans (spec 7) and track names (spec 8), the spans rendered on
+// `workers` threads (0: on the calling thread).
+void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, unsigned workers,
+                       JsonOut& out);
 
-// Writes two flow events per arrow (spec 10); `pp_rank_of` maps a pid to its PP rank.
+// Writes two flow events per arrow (spec 10), rendered on `workers` threads;
+// `pp_rank_of` maps a pid to its PP rank and is called from those threads.
 void write_pp_arrows(const PPArrowResult& arrows, const std::function<int64_t(int64_t)>& pp_rank_of,
-                     JsonOut& out);
+                     unsigned workers, JsonOut& out);
 
 }  // namespace tracecompact

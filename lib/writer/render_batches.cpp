@@ -8,7 +8,9 @@
 namespace tracecompact {
 
 void RenderBatch::clear() {
-  events.clear();
+  segment.clear();
+  // A huge event grew the buffer; do not keep that for the rest of the run.
+  if (segment.bytes.size() > 4 * TraceIndex::kSegmentBytes) std::vector<char>().swap(segment.bytes);
   actions.clear();
   output_size = 0;
   id_holes.clear();
@@ -43,11 +45,11 @@ void RenderWorker::process(RenderBatch& batch) {
     // A fresh array per batch: the writer separates the batch's own events.
     out_.reset();
     out_.start_array();
-    for (size_t i = 0; i < batch.events.size(); ++i) {
-      const CopiedEvents::Event& event = batch.events[i];
-      renderer_.render(batch.events.text_of(event), {event.index, event.offset}, batch.actions[i],
-                       out_, batch.stats);
-    }
+    size_t i = 0;
+    for_each_event(batch.segment, renderer_.input_name(),
+                   [&](std::string_view text, uint64_t index, uint64_t offset) {
+                     renderer_.render(text, {index, offset}, batch.actions[i++], out_, batch.stats);
+                   });
   } catch (...) {
     batch.error = std::current_exception();  // the caller meets it in event order
   }

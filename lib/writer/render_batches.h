@@ -1,7 +1,8 @@
-// Pass 2's parallel part: the calling thread tokenizes, copies events into
-// batches with the plan's action for each, and appends the rendered batches to
-// the output in event order (handing their buffers to the sink); worker threads
-// render the batches meanwhile. Merged flow ids are numbered in order of first
+// Pass 2's parallel part: the calling thread reads the events array segment by
+// segment (tokenizer/event_segments.h), one per batch, with the plan's action
+// for each event, and appends the rendered batches to the output in event order
+// (handing their buffers to the sink); worker threads find the events in the
+// batches and render them meanwhile. Merged flow ids are numbered in order of first
 // appearance, so a worker leaves a blank for each, as wide as the rank's largest
 // possible id, and the caller writes the ids into the blanks in order.
 #pragma once
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tokenizer/copied_events.h"
+#include "tokenizer/event_segments.h"
 #include "util/ordered_batch_ring.h"
 #include "writer/event_renderer.h"
 
@@ -22,7 +23,7 @@ struct RenderBatch {
     size_t at;  // in `output`: a blank of flow_id_width() spaces
     std::string canonical_id;
   };
-  CopiedEvents events;
+  EventSegment segment;
   std::vector<EventAction> actions;  // one per event
   std::vector<char> output;          // its first output_size bytes: '[' and the rendered events
   size_t output_size = 0;
@@ -30,7 +31,7 @@ struct RenderBatch {
   RankWriteStats stats;
   std::exception_ptr error;  // the batch's first failure, in event order
 
-  bool empty() const { return events.empty(); }
+  bool empty() const { return segment.empty(); }
   void clear();
 };
 

@@ -1,0 +1,93 @@
+// Pass 2 reads the events array as segments: stretches of the input that pass 1
+// found to start at an event (TraceIndex::segment_starts). The reading thread
+// only reads each segment into a buffer; the worker that renders it finds the
+// event boundaries inside, so that the boundary scan runs on every worker
+// instead of on the one thread that reads.
+//
+// Pass 1 has checked the grammar of these bytes. Pass 2 checks only that they
+// still hold the same events (a '{' where each starts, separators between, the
+// counts and lengths pass 1 saw), and reports anything else as the input having
+// changed while it was read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "index/trace_index.h"
+#include "source/byte_source.h"
+#include "tokenizer/structure_scanner.h"
+
+namespace tracecompact {
+
+// One segment read raw, followed by readable padding (spaces) for the scanner
+// and simdjson.
+struct EventSegment {
+  std::vector<char> bytes;
+  size_t size = 0;
+  uint64_t offset = 0;       // of bytes[0] in the input
+  uint64_t first_index = 0;  // of its first event
+  uint64_t event_count = 0;
+
+  bool empty() const { return event_count == 0; }
+  void clear() { size = 0, event_count = 0; }
+  std::string_view text() const { return {bytes.data(), size}; }
+};
+
+class SegmentReader {
+ public:
+  // Reads `index`'s events array from `source`, which starts at the input's beginning.
+  SegmentReader(ByteSource& source, const TraceIndex& index);
+
+  // Reads the next segment into `into`; false after the last one, once the
+  // rest of the input has been read and found as long as pass 1 saw it.
+  bool next(EventSegment& into);
+
+ private:
+  void read_exactly(char* destination, uint64_t length);
+  void skip(uint64_t length);
+  [[noreturn]] void fail_changed() const;
+
+  ByteSource& source_;
+  const TraceIndex& index_;
+  size_t next_segment_ = 0;
+  uint64_t position_ = 0;  // bytes read so far
+};
+
+// Calls visit(text, event_index, offset) for each event of `segment`, in
+// order; throws (an I/O error: the input changed) if the segment does not hold
+// exactly its events.
+template <typename Visit>
+void for_each_event(const EventSegment& segment, const std::string& input_name, Visit visit);
+
+[[noreturn]] void fail_segment_changed(const std::string& input_name);
+
+template <typename Visit>
+void for_each_event(const EventSegment& segment, const std::string& input_name, Visit visit) {
+  const char* data = segment.bytes.data();
+  const size_t size = segment.size;
+  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  size_t at = 0;
+  for (uint64_t k = 0; k < segment.event_count; ++k) {
+    if (k > 0) {  // separators: whitespace, one ',', whitespace
+      while (at < size && is_space(data[at])) ++at;
+      if (at == size || data[at] != ',') fail_segment_changed(input_name);
+      ++at;
+      while (at < size && is_space(data[at])) ++at;
+    }
+    if (at == size || data[at] != '{') fail_segment_changed(input_name);
+    ScanState state;
+    const size_t end = scan_to_value_end(data, at, size, state);
+    if (state.depth != 0) fail_segment_changed(input_name);
+    visit(std::string_view(data + at, end - at), segment.first_index + k, segment.offset + at);
+    at = end;
+  }
+  // What follows the last event up to the next segment: its separator.
+  while (at < size && is_space(data[at])) ++at;
+  if (at < size && data[at] == ',') ++at;
+  while (at < size && is_space(data[at])) ++at;
+  if (at != size) fail_segment_changed(input_name);
+}
+
+}  // namespace tracecompact

@@ -1,0 +1,22 @@
+// The events the plan adds (spans, PP arrows: hundreds of thousands in a large
+// trace) rendered on worker threads a range at a time and appended in order,
+// through the same ordered ring as pass 2's input events.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+#include "writer/json_writer.h"
+
+namespace tracecompact {
+
+// Writes items [begin, end) into `out`, an open array. Called from several
+// threads at once: it may only read shared state.
+using RangeRenderer = std::function<void(size_t begin, size_t end, JsonOut& out)>;
+
+// Appends items [0, count) to `out` (an open array), in order, rendered on
+// `workers` threads `per_batch` at a time; without workers, on this thread.
+void render_ranges(unsigned workers, size_t count, size_t per_batch, const RangeRenderer& render,
+                   JsonOut& out);
+
+}  // namespace tracecompact
