@@ -8,15 +8,17 @@
 namespace tracecompact {
 namespace {
 
-constexpr double kPowersOfTen[] = {1.0, 10.0, 100.0, 1000.0};
+constexpr double kPowersOfTen[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+                                   1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
 constexpr uint64_t kExactIntegers = uint64_t{1} << 53;  // every integer below is a double
 
 }  // namespace
 
 double read_number_token(std::string_view token) {
-  // [-]digits[.up to 3 digits]: the digits as an integer k and 10^f are exact
-  // doubles, so the correctly rounded k / 10^f is the double nearest the
-  // decimal, which is what a full parse returns.
+  // [-]digits[.digits]: when the digits as an integer k stay below 2^53, k and
+  // 10^f are exact doubles, so the correctly rounded k / 10^f is the double
+  // nearest the decimal, which is what a full parse returns. (Microsecond
+  // timestamps with nanosecond digits have 16 digits.)
   const bool negative = !token.empty() && token[0] == '-';
   size_t i = negative ? 1 : 0;
   uint64_t digits = 0;
@@ -34,7 +36,7 @@ double read_number_token(std::string_view token) {
       break;
     }
   }
-  if (i == token.size() && count > 0 && count <= 15 && fraction <= 3) {
+  if (i == token.size() && count > 0 && count <= 16 && digits <= kExactIntegers) {
     const double magnitude = static_cast<double>(digits) / kPowersOfTen[fraction];
     return negative ? -magnitude : magnitude;
   }

@@ -16,7 +16,7 @@ std::string format_double(double value);
 std::string python_float_repr(double value);
 
 // The double a JSON number token spells, exactly as std::from_chars reads it;
-// quick for the usual timestamp spelling (up to 15 digits, at most 3 decimals).
+// quick for the usual timestamp spelling (digits below 2^53 in all, no exponent).
 double read_number_token(std::string_view token);
 
 // Writes a finite double as text that reads back as the same double (not always

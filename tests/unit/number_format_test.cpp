@@ -63,11 +63,20 @@ TEST_CASE("number tokens read exactly as a full parse reads them") {
                                           "999999999999999",
                                           "9999999999999999",
                                           "123456789012.3456",
-                                          "-42.125"};
+                                          "-42.125",
+                                          "1712278563335.347",
+                                          "9007199254740992",
+                                          "9007199254740993",
+                                          "900719925474099.2",
+                                          "900719925474099.3",
+                                          "9007199254.740993",
+                                          "0.9007199254740993",
+                                          "0.0000000000000001"};
   std::vector<std::string> tokens = fixed;
-  for (int i = 0; i < 20000; ++i) {
-    const uint64_t whole = random() % 10000000000000ull;
-    const unsigned decimals = static_cast<unsigned>(random() % 5);
+  for (int i = 0; i < 40000; ++i) {
+    // 16 and 17 digits in all too: on both sides of the quick path's 2^53 limit.
+    const uint64_t whole = random() % (i % 2 ? 10000000000000ull : 100000000000000000ull);
+    const unsigned decimals = static_cast<unsigned>(random() % 9);
     std::string token = (random() % 4 == 0 ? "-" : "") + std::to_string(whole);
     if (decimals) {
       token += '.';
