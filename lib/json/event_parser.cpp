@@ -335,7 +335,7 @@ error_code append_canonical_slice(od::object object, std::string& out) {
 
 }  // namespace json
 
-EventParser::EventParser() = default;
+EventParser::EventParser(Reader reader) : quick_(reader == Reader::kQuick) {}
 
 simdjson::padded_string_view EventParser::load(std::string_view text) {
   const size_t needed = text.size() + simdjson::SIMDJSON_PADDING;
@@ -466,9 +466,11 @@ const EventFields& EventParser::parse_in_place(std::string_view text, const Even
 const EventFields& EventParser::parse_document(simdjson::padded_string_view text,
                                                const EventOrigin& origin) {
   origin_ = origin;
-  fields_.clear();
   document_ready_ = false;
   document_text_ = std::string_view(text.data(), text.size());
+  from_tape_ = quick_ && tape_.read(document_text_, fields_);
+  if (from_tape_) return fields_;
+  fields_.clear();
   if (auto e = parser_.iterate(text).get(document_)) fail(e);
   document_ready_ = true;
   od::object object;
@@ -479,6 +481,10 @@ const EventFields& EventParser::parse_document(simdjson::padded_string_view text
 
 std::string_view EventParser::annotation_identity() {
   canonical_.clear();
+  if (from_tape_) {
+    tape_.append_annotation_identity(canonical_);
+    return canonical_;
+  }
   document_.rewind();
   od::object object;
   if (auto e = document_.get_object().get(object)) fail(e);
@@ -488,6 +494,10 @@ std::string_view EventParser::annotation_identity() {
 
 std::string_view EventParser::slice_signature() {
   canonical_.clear();
+  if (from_tape_) {
+    tape_.append_slice_signature(canonical_);
+    return canonical_;
+  }
   document_.rewind();
   od::object object;
   if (auto e = document_.get_object().get(object)) fail(e);

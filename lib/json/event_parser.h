@@ -1,7 +1,8 @@
-// Parses one event (a JSON object delimited by the tokenizer) with simdjson
-// on-demand. Every value is visited, so the event is fully validated (strict
-// RFC 8259: no NaN/Infinity, valid UTF-8, numbers in double range), while only
-// the fields the spec reads are kept.
+// Parses one event (a JSON object delimited by the tokenizer), fully validated
+// (strict RFC 8259: no NaN/Infinity, valid UTF-8, numbers in double range),
+// keeping only the fields the spec reads: off simdjson's DOM tape where it can
+// (json/tape_reader.h), else with simdjson on-demand, visiting every value,
+// which also reports a fault with its position.
 #pragma once
 
 #include <simdjson.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "json/event_fields.h"
+#include "json/tape_reader.h"
 
 namespace tracecompact {
 
@@ -23,7 +25,9 @@ struct EventOrigin {
 
 class EventParser {
  public:
-  EventParser();
+  // kOnDemand: every event read on demand (tests compare the two readers).
+  enum class Reader { kQuick, kOnDemand };
+  explicit EventParser(Reader reader = Reader::kQuick);
 
   // Parses and validates `text`; the result stays valid until the next call.
   const EventFields& parse(std::string_view text, const EventOrigin& origin);
@@ -41,6 +45,9 @@ class EventParser {
 
   // Validates a standalone JSON value (a top-level value of the trace).
   void validate_value(std::string_view text, std::string_view what);
+
+  // The last event was read off the DOM tape (not on demand).
+  bool read_quickly() const { return from_tape_; }
 
   simdjson::ondemand::parser& raw_parser() { return parser_; }
   // Offset of a view into the last parsed event's text (e.g. JsonScalar::raw).
@@ -62,6 +69,9 @@ class EventParser {
   std::string_view document_text_;  // the text being parsed (copy or in place)
   EventFields fields_;
   EventOrigin origin_;
+  bool quick_;
+  TapeReader tape_;
+  bool from_tape_ = false;  // the last event was read off the tape
   std::string canonical_;
 };
 

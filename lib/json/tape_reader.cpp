@@ -1,0 +1,402 @@
+#include "json/tape_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
+#include "json/event_parser.h"
+#include "json/number_format.h"
+
+namespace tracecompact {
+namespace {
+
+using simdjson::internal::tape_ref;
+using simdjson::internal::tape_type;
+
+// Larger events go to the on-demand reader: the DOM parser's buffers grow to
+// the largest document (about 10 bytes per byte), which must stay small.
+constexpr size_t kLargestEvent = size_t{64} << 10;
+// Deeper events go to the on-demand reader, which applies the nesting limit
+// (json::kMaxDepth) and reports it.
+constexpr size_t kDeepestEvent = 64;
+
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// Finding a member's raw value in the text of a valid object. Returns false
+// where the answer is unsure (a key with an escape could spell the key sought).
+class MemberFinder {
+ public:
+  explicit MemberFinder(std::string_view text) : text_(text) {}
+
+  // The raw value of `key` in the object starting at `at` (empty if absent).
+  bool find(size_t at, std::string_view key, std::string_view& value) {
+    value = {};
+    size_t i = at + 1;  // past '{'
+    for (;;) {
+      skip_space(i);
+      if (i >= text_.size() || text_[i] != '"') return i < text_.size() && text_[i] == '}';
+      const size_t key_begin = i + 1;
+      size_t key_end = key_begin;
+      while (key_end < text_.size() && text_[key_end] != '"' && text_[key_end] != '\\') ++key_end;
+      if (key_end >= text_.size() || text_[key_end] == '\\') return false;
+      i = key_end + 1;
+      skip_space(i);
+      if (i >= text_.size() || text_[i] != ':') return false;
+      ++i;
+      skip_space(i);
+      const size_t value_begin = i;
+      if (!skip_value(i)) return false;
+      if (text_.substr(key_begin, key_end - key_begin) == key) {
+        value = text_.substr(value_begin, i - value_begin);
+        return true;
+      }
+      skip_space(i);
+      if (i < text_.size() && text_[i] == ',') {
+        ++i;
+        continue;
+      }
+      return i < text_.size() && text_[i] == '}';
+    }
+  }
+
+ private:
+  void skip_space(size_t& i) const {
+    while (i < text_.size() && is_space(text_[i])) ++i;
+  }
+  // Past the closing quote of the string whose opening quote is at i.
+  bool skip_string(size_t& i) const {
+    size_t at = i + 1;
+    for (;;) {
+      const void* quote = std::memchr(text_.data() + at, '"', text_.size() - at);
+      if (!quote) return false;
+      const size_t q = static_cast<size_t>(static_cast<const char*>(quote) - text_.data());
+      size_t backslashes = 0;
+      while (q - backslashes > at && text_[q - backslashes - 1] == '\\') ++backslashes;
+      if (backslashes % 2 == 0) {
+        i = q + 1;
+        return true;
+      }
+      at = q + 1;
+    }
+  }
+  bool skip_value(size_t& i) const {
+    if (i >= text_.size()) return false;
+    const char first = text_[i];
+    if (first == '"') return skip_string(i);
+    if (first == '{' || first == '[') {
+      size_t depth = 0;
+      while (i < text_.size()) {
+        const char c = text_[i];
+        if (c == '"') {
+          if (!skip_string(i)) return false;
+          continue;
+        }
+        if (c == '{' || c == '[') ++depth;
+        if ((c == '}' || c == ']') && --depth == 0) {
+          ++i;
+          return true;
+        }
+        ++i;
+      }
+      return false;
+    }
+    while (i < text_.size() && !is_space(text_[i]) && text_[i] != ',' && text_[i] != '}' &&
+           text_[i] != ']')
+      ++i;
+    return true;
+  }
+
+  std::string_view text_;
+};
+
+// Where the quoted key `quoted_key` (at least 3 bytes) may start in
+// text[from, end): candidates have its first two and its last byte in place,
+// found 32 positions at a time. `text` is followed by readable padding.
+template <typename Visit>
+void for_each_candidate(std::string_view text, std::string_view quoted_key, Visit visit) {
+  const size_t last = quoted_key.size() - 1;
+  if (text.size() < quoted_key.size()) return;
+  const size_t limit = text.size() - last;  // candidate starts are below this
+  size_t i = 0;
+#ifdef __AVX2__
+  const __m256i first = _mm256_set1_epi8(quoted_key[0]);
+  const __m256i second = _mm256_set1_epi8(quoted_key[1]);
+  const __m256i final = _mm256_set1_epi8(quoted_key[last]);
+  for (; i < limit; i += 32) {
+    auto at = [&](size_t offset) {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + offset));
+    };
+    const __m256i hits = _mm256_and_si256(
+        _mm256_and_si256(_mm256_cmpeq_epi8(at(0), first), _mm256_cmpeq_epi8(at(1), second)),
+        _mm256_cmpeq_epi8(at(last), final));
+    auto mask = static_cast<uint32_t>(_mm256_movemask_epi8(hits));
+    while (mask) {
+      const size_t candidate = i + static_cast<size_t>(__builtin_ctz(mask));
+      if (candidate >= limit) return;
+      visit(candidate);
+      mask &= mask - 1;
+    }
+  }
+#else
+  for (; i < limit; ++i)
+    if (text[i] == quoted_key[0] && text[i + 1] == quoted_key[1] &&
+        text[i + last] == quoted_key[last])
+      visit(i);
+#endif
+}
+
+// The raw scalar value of the only member named `quoted_key` in `text`, which
+// has no backslash; false if there is none or more than one.
+bool find_only_key(std::string_view text, std::string_view quoted_key, std::string_view& value) {
+  value = {};
+  bool ambiguous = false;
+  for_each_candidate(text, quoted_key, [&](size_t at) {
+    if (text.compare(at, quoted_key.size(), quoted_key) != 0) return;
+    size_t p = at + quoted_key.size();
+    while (p < text.size() && is_space(text[p])) ++p;
+    if (p == text.size() || text[p] != ':') return;  // a string value, not a key
+    ++p;
+    while (p < text.size() && is_space(text[p])) ++p;
+    size_t end = p;
+    while (end < text.size() && !is_space(text[end]) && text[end] != ',' && text[end] != '}' &&
+           text[end] != ']')
+      ++end;
+    if (!value.empty() || end == p) ambiguous = true;
+    value = text.substr(p, end - p);
+  });
+  return !ambiguous && !value.empty();
+}
+
+// A scalar as the on-demand reader has it (objects and arrays: their kind).
+void read_scalar(const tape_ref& value, JsonScalar& out) {
+  switch (value.tape_ref_type()) {
+    case tape_type::STRING:
+      out.kind = JsonKind::kString;
+      out.text = value.get_string_view();
+      break;
+    case tape_type::INT64:
+      out.kind = JsonKind::kNumber;
+      out.integer = true;
+      out.int_value = value.next_tape_value<int64_t>();
+      out.number = static_cast<double>(out.int_value);
+      break;
+    case tape_type::UINT64:  // beyond int64: a number, not an integer (spec 0)
+      out.kind = JsonKind::kNumber;
+      out.integer = false;
+      out.int_value = 0;
+      out.number = static_cast<double>(value.next_tape_value<uint64_t>());
+      break;
+    case tape_type::DOUBLE:
+      out.kind = JsonKind::kNumber;
+      out.integer = false;
+      out.int_value = 0;
+      out.number = value.next_tape_value<double>();
+      break;
+    case tape_type::TRUE_VALUE:
+    case tape_type::FALSE_VALUE:
+      out.kind = JsonKind::kBool;
+      out.boolean = value.tape_ref_type() == tape_type::TRUE_VALUE;
+      break;
+    case tape_type::NULL_VALUE:
+      out.kind = JsonKind::kNull;
+      break;
+    case tape_type::START_OBJECT:
+      out.kind = JsonKind::kObject;
+      break;
+    default:
+      out.kind = JsonKind::kArray;
+      break;
+  }
+}
+
+// The slots of the event's members that the spec reads (as EventParser::read_fields).
+JsonScalar* slot_for(std::string_view key, EventFields& f) {
+  switch (key.size()) {
+    case 2:
+      if (key == "ph") return &f.ph;
+      if (key == "ts") return &f.ts;
+      if (key == "id") return &f.id;
+      return nullptr;
+    case 3:
+      if (key == "cat") return &f.cat;
+      if (key == "pid") return &f.pid;
+      if (key == "tid") return &f.tid;
+      if (key == "dur") return &f.dur;
+      return nullptr;
+    case 4:
+      if (key == "name") return &f.name;
+      return nullptr;
+    default:
+      return nullptr;
+  }
+}
+
+// Events whose tid (and args.stream) tokens pass 1 records for pass 2.
+bool needs_tokens(const EventFields& f) {
+  if (!f.cat.is_string()) return false;
+  const std::string_view cat = f.cat.text;
+  return cat == "kernel" || cat == "Kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" ||
+         cat == "cuda_sync" || cat == "gpu_user_annotation";
+}
+
+}  // namespace
+
+TapeReader::TapeReader() {
+  // The nesting limit stays with the parser as its buffers grow. Should the
+  // allocation fail, every event goes to the on-demand reader.
+  usable_ = parser_.allocate(size_t{4} << 10, kDeepestEvent) == simdjson::SUCCESS;
+}
+
+bool TapeReader::read(std::string_view text, EventFields& f) {
+  f.clear();
+  if (!usable_ || text.size() > kLargestEvent) return false;
+  simdjson::dom::element root;
+  if (parser_.parse(text.data(), text.size(), false).get(root)) return false;
+  const simdjson::dom::document* doc = &parser_.doc;
+  const tape_ref object(doc, 1);  // after the root word
+  if (object.tape_ref_type() != tape_type::START_OBJECT) return false;
+  const size_t end = object.matching_brace_index() - 1;  // the closing '}'
+  for (size_t i = 2; i < end;) {
+    const std::string_view key = tape_ref(doc, i).get_string_view();
+    const tape_ref value(doc, i + 1);
+    if (JsonScalar* slot = slot_for(key, f)) {
+      if (slot->present()) return false;  // the on-demand reader reports it
+      read_scalar(value, *slot);
+    } else if (key == "args") {
+      if (f.args_kind != JsonKind::kAbsent) return false;
+      JsonScalar args;
+      read_scalar(value, args);
+      f.args_kind = args.kind;
+      if (args.kind == JsonKind::kObject) {
+        const size_t args_end = value.matching_brace_index() - 1;
+        f.args_empty = args_end == i + 2;
+        for (size_t k = i + 2; k < args_end;) {
+          const std::string_view args_key = tape_ref(doc, k).get_string_view();
+          const tape_ref args_value(doc, k + 1);
+          JsonScalar* args_slot = args_key == "stream" ? &f.args_stream
+                                  : args_key == "name" ? &f.args_name
+                                                       : nullptr;
+          if (args_slot) {
+            if (args_slot->present()) return false;
+            read_scalar(args_value, *args_slot);
+          }
+          k = args_value.after_element();
+        }
+      }
+    }
+    i = value.after_element();
+  }
+  if (!needs_tokens(f)) return true;
+  if (!std::memchr(text.data(), '\\', text.size())) {
+    // Without a backslash every quote delimits a string, so a quoted "tid"
+    // followed by ':' is a key; if it is the only one, it is the event's own.
+    return (!f.tid.is_number() || find_only_key(text, "\"tid\"", f.tid.raw)) &&
+           (!f.args_stream.is_number() || find_only_key(text, "\"stream\"", f.args_stream.raw));
+  }
+  MemberFinder finder(text);
+  if (f.tid.is_number() && (!finder.find(0, "tid", f.tid.raw) || f.tid.raw.empty())) return false;
+  if (f.args_stream.is_number()) {
+    std::string_view args;
+    if (!finder.find(0, "args", args) || args.empty() ||
+        !finder.find(static_cast<size_t>(args.data() - text.data()), "stream", f.args_stream.raw) ||
+        f.args_stream.raw.empty())
+      return false;
+  }
+  return true;
+}
+
+void TapeReader::append_canonical(size_t at, std::string& out, size_t depth) {
+  const tape_ref value(&parser_.doc, at);
+  switch (value.tape_ref_type()) {
+    case tape_type::START_OBJECT:
+      append_canonical_object(at, out, depth, nullptr, 0, nullptr, 0);
+      return;
+    case tape_type::START_ARRAY: {
+      out += '[';
+      const size_t end = value.matching_brace_index() - 1;
+      for (size_t i = at + 1; i < end; i = tape_ref(&parser_.doc, i).after_element()) {
+        if (i > at + 1) out += ',';
+        append_canonical(i, out, depth + 1);
+      }
+      out += ']';
+      return;
+    }
+    case tape_type::STRING:
+      json::append_escaped_string(value.get_string_view(), out);
+      return;
+    case tape_type::INT64:
+      out += std::to_string(value.next_tape_value<int64_t>());
+      return;
+    case tape_type::UINT64:  // an integer beyond int64: its digits, as written
+      out += std::to_string(value.next_tape_value<uint64_t>());
+      return;
+    case tape_type::DOUBLE:
+      out += format_double(value.next_tape_value<double>());
+      return;
+    case tape_type::TRUE_VALUE:
+      out += "true";
+      return;
+    case tape_type::FALSE_VALUE:
+      out += "false";
+      return;
+    default:
+      out += "null";
+      return;
+  }
+}
+
+void TapeReader::append_canonical_object(size_t at, std::string& out, size_t depth,
+                                         const std::string_view* skip, size_t skip_count,
+                                         const std::string_view* args_skip,
+                                         size_t args_skip_count) {
+  // As json::append_canonical_object: members sorted by key (stably), a
+  // repeated key keeping its last value.
+  const simdjson::dom::document* doc = &parser_.doc;
+  std::vector<Member> members;
+  const size_t end = tape_ref(doc, at).matching_brace_index() - 1;
+  for (size_t i = at + 1; i < end;) {
+    const std::string_view key = tape_ref(doc, i).get_string_view();
+    const tape_ref value(doc, i + 1);
+    i = value.after_element();
+    if (std::find(skip, skip + skip_count, key) != skip + skip_count) continue;
+    Member member{key, {}};
+    if (args_skip_count && key == "args" && value.tape_ref_type() == tape_type::START_OBJECT)
+      append_canonical_object(value.json_index, member.value, depth + 1, args_skip, args_skip_count,
+                              nullptr, 0);
+    else
+      append_canonical(value.json_index, member.value, depth + 1);
+    members.push_back(std::move(member));
+  }
+  std::stable_sort(members.begin(), members.end(),
+                   [](const Member& a, const Member& b) { return a.key < b.key; });
+  out += '{';
+  bool first = true;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (i + 1 < members.size() && members[i + 1].key == members[i].key) continue;
+    if (!first) out += ',';
+    first = false;
+    json::append_escaped_string(members[i].key, out);
+    out += ':';
+    out += members[i].value;
+  }
+  out += '}';
+}
+
+void TapeReader::append_annotation_identity(std::string& out) {
+  static const std::string_view kSkip[] = {"ts", "dur", "tid"};
+  append_canonical_object(1, out, 0, kSkip, 3, nullptr, 0);
+}
+
+void TapeReader::append_slice_signature(std::string& out) {
+  static const std::string_view kSkip[] = {"pid", "tid", "ts"};
+  static const std::string_view kArgsSkip[] = {"stream"};
+  append_canonical_object(1, out, 0, kSkip, 3, kArgsSkip, 1);
+}
+
+}  // namespace tracecompact

@@ -1,0 +1,216 @@
+// The quick reader (fields off simdjson's DOM tape) and the on-demand reader
+// read every event alike: the same fields, the same raw tokens where pass 2
+// splices them, the same canonical texts, and the same failure. Compared on
+// every event of the fixtures, on hand-picked spellings, and on mutations.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "json/event_parser.h"
+#include "source/byte_source.h"
+#include "tokenizer/trace_tokenizer.h"
+#include "tracecompact/error.h"
+
+namespace fs = std::filesystem;
+
+namespace tracecompact {
+namespace {
+
+std::string describe(const JsonScalar& s, std::string_view text, bool with_raw) {
+  std::ostringstream out;
+  out << static_cast<int>(s.kind);
+  if (s.kind == JsonKind::kNumber) {
+    uint64_t bits;
+    std::memcpy(&bits, &s.number, sizeof bits);
+    out << " n" << bits << " i" << s.integer;
+    if (s.integer) out << " " << s.int_value;
+  }
+  if (s.kind == JsonKind::kString) out << " '" << s.text << "'";
+  if (s.kind == JsonKind::kBool) out << " " << s.boolean;
+  if (with_raw && s.kind == JsonKind::kNumber)
+    out << " raw@" << (s.raw.data() - text.data()) << "+" << s.raw.size();
+  return out.str();
+}
+
+bool needs_tokens(const EventFields& f) {
+  for (const char* cat :
+       {"kernel", "Kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "gpu_user_annotation"})
+    if (f.cat.is(cat)) return true;
+  return false;
+}
+
+// Everything a reader makes of one event, as text. `quickly`: whether the quick
+// reader took it off the tape.
+std::string reading(const std::string& event, EventParser::Reader reader, bool* quickly = nullptr) {
+  std::string padded = event + std::string(simdjson::SIMDJSON_PADDING, ' ');
+  const std::string_view text(padded.data(), event.size());
+  EventParser parser(reader);
+  try {
+    const EventFields& f = parser.parse_in_place(text, {7, 100});
+    if (quickly) *quickly = parser.read_quickly();
+    const bool tokens = needs_tokens(f);
+    std::ostringstream out;
+    out << "name " << describe(f.name, text, false) << "\ncat " << describe(f.cat, text, false)
+        << "\nph " << describe(f.ph, text, false) << "\npid " << describe(f.pid, text, false)
+        << "\ntid " << describe(f.tid, text, tokens) << "\nts " << describe(f.ts, text, false)
+        << "\ndur " << describe(f.dur, text, false) << "\nid " << describe(f.id, text, false)
+        << "\nargs " << static_cast<int>(f.args_kind) << " empty " << f.args_empty
+        << "\nargs.stream " << describe(f.args_stream, text, tokens) << "\nargs.name "
+        << describe(f.args_name, text, false);
+    out << "\nidentity " << parser.annotation_identity();
+    out << "\nsignature " << parser.slice_signature();
+    return out.str();
+  } catch (const Error& e) {
+    return std::string("error ") + e.what();
+  }
+}
+
+// Returns whether the quick reader took the event off the tape.
+bool check_alike(const std::string& event) {
+  INFO(event.substr(0, 2000));
+  bool quickly = false;
+  CHECK(reading(event, EventParser::Reader::kQuick, &quickly) ==
+        reading(event, EventParser::Reader::kOnDemand));
+  return quickly;
+}
+
+std::vector<std::string> events_of(const std::string& trace) {
+  std::vector<std::string> events;
+  MemorySource source(trace);
+  TraceTokenizer tokenizer(source, 4096);
+  try {
+    for (;;) {
+      const auto item = tokenizer.next();
+      if (item.kind == TraceTokenizer::Kind::kEnd) break;
+      if (item.kind == TraceTokenizer::Kind::kEvent) events.emplace_back(item.text);
+    }
+  } catch (const Error&) {
+    // a broken fixture: the events before the fault
+  }
+  return events;
+}
+
+std::string kernel_event(const std::string& extra = "") {
+  return "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void gemm<128, 64>(Params)\", \"pid\": "
+         "0, "
+         "\"tid\": 478, \"ts\": 1712278563335.347, \"dur\": 19.695, \"args\": {\"External id\": "
+         "214296, \"queued\": 0, \"stream\": 478, \"grid\": [256, 4, 1], \"blocks per SM\": "
+         "7.757575, \"name\": \"layers.0.attention\"" +
+         extra + "}}";
+}
+
+}  // namespace
+
+TEST_CASE("both readers read every event of the fixtures alike") {
+  size_t compared = 0, quickly = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(TRACECOMPACT_FIXTURES)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string trace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const std::string& event : events_of(trace)) {
+      quickly += check_alike(event);
+      ++compared;
+    }
+  }
+  CHECK(compared > 1000);
+  CHECK(quickly > compared * 9 / 10);  // the quick reader does take the usual events
+}
+
+TEST_CASE("both readers read unusual spellings alike") {
+  const std::string deep(70, '[');
+  const std::vector<std::string> events = {
+      kernel_event(),
+      kernel_event(", \"stream\": 5"),  // args.stream twice
+      "{\"tid\": 1, \"tid\": 2, \"cat\": \"kernel\"}",
+      "{\"args\": {}, \"args\": {}}",
+      "{\"cat\": \"kernel\", \"t\\u0069d\": 7, \"tid\": 7, \"args\": {\"stream\": 7}}",
+      "{\"cat\": \"kernel\", \"name\": \"a\\\\b \\\"tid\\\": 9\", \"tid\": 7, \"args\": "
+      "{\"stream\": "
+      "7}}",
+      "{\"cat\": \"kernel\", \"tid\": 7, \"args\": {\"tid\": 8, \"stream\": 7}}",
+      "{\"cat\": \"kernel\", \"tid\": 7, \"stream\": 3, \"args\": {\"stream\": 7}}",
+      "{\"cat\": \"kernel\", \"name\": \"tid\", \"tid\" : 7 , \"args\": {\"x\": \"stream\", "
+      "\"stream\"\n:\t7}}",
+      "{\"cat\": \"gpu_user_annotation\", \"ph\": \"X\", \"pid\": 0, \"tid\": -0, \"ts\": -0.0, "
+      "\"dur\": 1e2, \"args\": {\"b\": [1, 2.50, {\"z\": null, \"a\": true}], \"a\": \"\\u00e9\"}}",
+      "{\"cat\": \"gpu_user_annotation\", \"ph\": \"X\", \"pid\": 0, \"tid\": 3, \"ts\": 1, "
+      "\"dur\": 2, \"x\": 18446744073709551615, \"y\": 9223372036854775808, \"k\": 1, \"k\": 2}",
+      "{\"cat\": \"kernel\", \"tid\": 123456789012345678901234567890, \"args\": {\"stream\": 1}}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"ts\": 1e400, \"args\": {\"stream\": 1}}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"ts\": NaN}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"args\": null}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"args\": [1]}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"args\": 5}",
+      "{\"cat\": \"kernel\", \"tid\": \"1\", \"args\": {\"stream\": \"1\"}}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"args\": {\"stream\": 1,}}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"bad\": \"\\q\"}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"x\": " + deep + std::string(70, ']') + "}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"x\": " + std::string(600, '[') + std::string(600, ']') +
+          "}",
+      "{\"cat\": \"kernel\", \"tid\": 1, \"big\": \"" + std::string(70000, 'x') +
+          "\", \"args\": {\"stream\": 1}}",
+      "{\"cat\": \"cuda_sync\", \"tid\": 4, \"args\": {\"stream\": 4, \"name\": \"\"}}",
+      "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 7, \"args\": {\"name\": "
+      "\"stream 7\"}}",
+      "{}",
+      "{\"cat\": \"kernel\", \"tid\": 01}",
+      "{\"cat\": \"kernel\", \"tid\": 1 \"ts\": 2}",
+  };
+  size_t quickly = 0;
+  for (const std::string& event : events) quickly += check_alike(event);
+  CHECK(quickly >= 8);
+  CHECK(quickly < events.size());
+  // The usual ones quickly, the doubtful ones on demand.
+  CHECK(check_alike(events[0]));
+  CHECK_FALSE(check_alike(events[1]));  // args.stream twice
+  CHECK_FALSE(check_alike(events[4]));  // an escaped key on the way to tid
+  CHECK(check_alike(events[5]));  // a backslash: "tid" in a string told apart member by member
+  CHECK_FALSE(check_alike(events[6]));   // a nested "tid" key
+  CHECK(check_alike(events[8]));         // "tid" and "stream" as values, spaced keys
+  CHECK(check_alike(events[9]));         // -0, -0.0, 1e2, nested args
+  CHECK_FALSE(check_alike(events[11]));  // beyond 64 bits
+  CHECK_FALSE(check_alike(events[21]));  // deeper than the quick reader goes
+  CHECK_FALSE(check_alike(events[22]));  // larger than the quick reader takes
+}
+
+TEST_CASE("both readers read mutated events alike") {
+  std::mt19937_64 random(20261203);
+  const std::string alphabet = "{}[]\",:\\ 0123456789.-+eEtrufalsn\"ux";
+  const std::vector<std::string> seeds = {
+      kernel_event(),
+      "{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"PP:1F0\", \"pid\": 0, "
+      "\"tid\": "
+      "20, \"ts\": 1712195495181.161, \"dur\": 81.146, \"args\": {\"External id\": 3, \"l\": [[1, "
+      "2], []]}}",
+      "{\"ph\": \"f\", \"bp\": \"e\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"pid\": 0, \"tid\": "
+      "7, "
+      "\"ts\": 5, \"id\": \"x1\"}"};
+  for (int round = 0; round < 6000; ++round) {
+    std::string event = seeds[random() % seeds.size()];
+    const int edits = 1 + static_cast<int>(random() % 3);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = 1 + random() % (event.size() - 2);
+      const char c = alphabet[random() % alphabet.size()];
+      switch (random() % 3) {
+        case 0:
+          event[at] = c;
+          break;
+        case 1:
+          event.insert(at, 1, c);
+          break;
+        default:
+          event.erase(at, 1);
+          break;
+      }
+    }
+    check_alike(event);
+  }
+}
+
+}  // namespace tracecompact
