@@ -184,6 +184,15 @@ error_code validate(od::value value, int depth) {
 void append_escaped_string(std::string_view text, std::string& out) {
   static const char* kHex = "0123456789abcdef";
   out += '"';
+  // Most strings need no escape: appended in one piece up to the first that does.
+  size_t plain = 0;
+  while (plain < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[plain]);
+    if (byte < 0x20 || byte == '"' || byte == '\\') break;
+    ++plain;
+  }
+  out.append(text.data(), plain);
+  text.remove_prefix(plain);
   for (char c : text) {
     const auto byte = static_cast<unsigned char>(c);
     if (c == '"' || c == '\\') {

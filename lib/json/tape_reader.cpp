@@ -356,25 +356,35 @@ void TapeReader::append_canonical_object(size_t at, std::string& out, size_t dep
                                          const std::string_view* args_skip,
                                          size_t args_skip_count) {
   // As json::append_canonical_object: members sorted by key (stably), a
-  // repeated key keeping its last value.
+  // repeated key keeping its last value. Each depth has its own reused lists:
+  // no allocation per member.
   const simdjson::dom::document* doc = &parser_.doc;
-  std::vector<Member> members;
+  if (members_.size() <= depth) {
+    members_.resize(depth + 1);
+    values_.resize(depth + 1);
+  }
+  std::vector<Member>& members = members_[depth];
+  std::string& values = values_[depth];
+  members.clear();
+  values.clear();
   const size_t end = tape_ref(doc, at).matching_brace_index() - 1;
   for (size_t i = at + 1; i < end;) {
     const std::string_view key = tape_ref(doc, i).get_string_view();
     const tape_ref value(doc, i + 1);
     i = value.after_element();
     if (std::find(skip, skip + skip_count, key) != skip + skip_count) continue;
-    Member member{key, {}};
+    const size_t value_at = values.size();
     if (args_skip_count && key == "args" && value.tape_ref_type() == tape_type::START_OBJECT)
-      append_canonical_object(value.json_index, member.value, depth + 1, args_skip, args_skip_count,
+      append_canonical_object(value.json_index, values, depth + 1, args_skip, args_skip_count,
                               nullptr, 0);
     else
-      append_canonical(value.json_index, member.value, depth + 1);
-    members.push_back(std::move(member));
+      append_canonical(value.json_index, values, depth + 1);
+    members.push_back({key, value_at, values.size() - value_at});
   }
-  std::stable_sort(members.begin(), members.end(),
-                   [](const Member& a, const Member& b) { return a.key < b.key; });
+  // Stable by key; events have a handful of members.
+  for (size_t i = 1; i < members.size(); ++i)
+    for (size_t j = i; j > 0 && members[j].key < members[j - 1].key; --j)
+      std::swap(members[j], members[j - 1]);
   out += '{';
   bool first = true;
   for (size_t i = 0; i < members.size(); ++i) {
@@ -383,7 +393,7 @@ void TapeReader::append_canonical_object(size_t at, std::string& out, size_t dep
     first = false;
     json::append_escaped_string(members[i].key, out);
     out += ':';
-    out += members[i].value;
+    out.append(values, members[i].value_at, members[i].value_length);
   }
   out += '}';
 }

@@ -11,6 +11,7 @@
 
 #include <simdjson.h>
 
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,7 +38,8 @@ class TapeReader {
  private:
   struct Member {
     std::string_view key;
-    std::string value;  // canonical
+    size_t value_at;  // its canonical value in values_[depth]
+    size_t value_length;
   };
   void append_canonical(size_t at, std::string& out, size_t depth);
   void append_canonical_object(size_t at, std::string& out, size_t depth,
@@ -46,6 +48,10 @@ class TapeReader {
 
   simdjson::dom::parser parser_;
   bool usable_ = false;  // the parser's buffers were allocated
+  // Canonical texts: per nesting depth, the members of the object being written
+  // and their canonical values (deques: growing keeps the outer levels in place).
+  std::deque<std::vector<Member>> members_;
+  std::deque<std::string> values_;
 };
 
 }  // namespace tracecompact
