@@ -1,5 +1,7 @@
 #include "core/single_trace.h"
 
+#include <future>
+
 #include "index/index_pass.h"
 #include "index/trace_metadata.h"
 #include "plan/compaction_plan.h"
@@ -40,7 +42,10 @@ void write_local_flows_value(JsonOut& out, const LocalFlowSummary& flows) {
 struct SingleTraceJob::State {
   TraceIndex index;
   std::unique_ptr<CompactionPlan> plan;
-  PPArrowResult arrows;
+  // The PP arrows are written last: with workers they are drawn on a thread of
+  // their own while pass 2 writes the events (the write is mostly waiting on the
+  // disk by then), else when pass 2 asks for them.
+  std::future<PPArrowResult> arrows;
   SingleTraceOutcome outcome;
 };
 
@@ -58,9 +63,11 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   PPAnnotationList pp_annotations;
   pp_annotations.items.reserve(state_->plan->pp_annotation_count());
   state_->plan->append_pp_annotations(pp_annotations);
-  state_->arrows = draw_pp_arrows(std::move(pp_annotations), state_->plan->pp_lane_sets(), false,
-                                  kFirstPPFlowId);
-  state_->outcome.local_flows.counts = state_->arrows.counts;
+  state_->arrows = std::async(
+      workers_ > 0 ? std::launch::async : std::launch::deferred,
+      [annotations = std::move(pp_annotations), lanes = state_->plan->pp_lane_sets()]() mutable {
+        return draw_pp_arrows(std::move(annotations), lanes, false, kFirstPPFlowId);
+      });
   if (timer_) timer_->mark("plan");
 }
 
@@ -70,7 +77,6 @@ SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
   const TraceInput& input = input_;
   const TraceIndex& index = state_->index;
   const CompactionPlan& plan = *state_->plan;
-  const PPArrowResult& arrows = state_->arrows;
   SingleTraceOutcome& outcome = state_->outcome;
   JsonOut out(sink);
   // Top-level keys in input order, traceEvents in its place, ours replacing any
@@ -84,6 +90,8 @@ SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
     const RankWriteStats stats = write_rank_events(input, plan, nullptr, workers_, out);
     outcome.flow_endpoints_mapped = stats.flow_endpoints_mapped;
     write_plan_events(plan, nullptr, workers_, out);
+    const PPArrowResult arrows = state_->arrows.get();
+    outcome.local_flows.counts = arrows.counts;
     write_pp_arrows(
         arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, workers_, out);
     out.end_array();
