@@ -2,6 +2,7 @@
 
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
+#include "writer/event_text.h"
 #include "writer/parallel_ranges.h"
 #include "writer/render_batches.h"
 
@@ -131,26 +132,20 @@ constexpr size_t kSpansPerBatch = 2048;  // ~220 bytes each
 constexpr size_t kArrowsPerBatch = 512;  // two events, ~900 bytes
 
 void write_span(const CompactionPlan& plan, const Span& span, const MergeEdit* merge,
-                JsonOut& out) {
-  out.start_object();
-  out.key("name");
-  out.string(plan.index().region_names[span.region]);
-  out.key("cat");
-  out.string("gpu_user_annotation");
-  out.key("ph");
-  out.string("X");
-  out.key("pid");
-  out.integer(merged_pid(merge, plan.span_pid(span)));
-  out.key("tid");
-  out.integer(plan.span_tid(span));
-  out.key("ts");
-  write_time(out, span.start + (merge ? merge->ts_offset : 0.0));
-  out.key("dur");
-  write_time(out, span.end - span.start);
-  out.key("args");
-  out.start_object();
-  out.end_object();
-  out.end_object();
+                const std::vector<std::string>& quoted_regions, JsonOut& out) {
+  out.begin_raw_value();
+  EventText text(out.stream());
+  text.raw("{\"name\":")
+      .raw(quoted_regions[span.region])
+      .raw(",\"cat\":\"gpu_user_annotation\",\"ph\":\"X\",\"pid\":")
+      .integer(merged_pid(merge, plan.span_pid(span)))
+      .raw(",\"tid\":")
+      .integer(plan.span_tid(span))
+      .raw(",\"ts\":")
+      .time(span.start + (merge ? merge->ts_offset : 0.0))
+      .raw(",\"dur\":")
+      .time(span.end - span.start)
+      .raw(",\"args\":{}}");
 }
 
 void write_arrow(const PPArrowResult& result, const PPArrow& arrow,
@@ -164,44 +159,38 @@ void write_arrow(const PPArrowResult& result, const PPArrow& arrow,
   const auto microbatch = source_microbatch ? source_microbatch : destination.microbatch_if_any();
   for (const bool start : {true, false}) {
     const StreamKey& end = start ? source_track : destination_track;
-    out.start_object();
-    out.key("name");
-    out.string(name);
-    out.key("cat");
-    out.string(arrow.category);
-    out.key("ph");
-    out.string(start ? "s" : "f");
-    out.key("bp");
-    out.string("e");
-    out.key("pid");
-    out.integer(end.pid);
-    out.key("tid");
-    out.integer(end.tid);
-    out.key("ts");
-    write_time(out, start ? arrow.source.start : arrow.destination_ts);
-    out.key("id");
-    out.unsigned_integer(arrow.id);
-    out.key("args");
-    out.start_object();
-    out.key("source_pp_rank");
-    out.integer(pp_rank_of(source_track.pid));
-    out.key("destination_pp_rank");
-    out.integer(pp_rank_of(destination_track.pid));
-    out.key("source_stage");
-    out.unsigned_integer(source.stage);
-    out.key("destination_stage");
-    out.unsigned_integer(destination.stage);
-    out.key("source_operation");
-    out.string(pp_op_name(source.op));
-    out.key("destination_operation");
-    out.string(pp_op_name(destination.op));
-    out.key("microbatch");
+    out.begin_raw_value();
+    EventText text(out.stream());
+    text.raw("{\"name\":")
+        .string(name)
+        .raw(",\"cat\":")
+        .string(arrow.category)
+        .raw(start ? ",\"ph\":\"s\",\"bp\":\"e\",\"pid\":" : ",\"ph\":\"f\",\"bp\":\"e\",\"pid\":")
+        .integer(end.pid)
+        .raw(",\"tid\":")
+        .integer(end.tid)
+        .raw(",\"ts\":")
+        .time(start ? arrow.source.start : arrow.destination_ts)
+        .raw(",\"id\":")
+        .unsigned_integer(arrow.id)
+        .raw(",\"args\":{\"source_pp_rank\":")
+        .integer(pp_rank_of(source_track.pid))
+        .raw(",\"destination_pp_rank\":")
+        .integer(pp_rank_of(destination_track.pid))
+        .raw(",\"source_stage\":")
+        .unsigned_integer(source.stage)
+        .raw(",\"destination_stage\":")
+        .unsigned_integer(destination.stage)
+        .raw(",\"source_operation\":")
+        .string(pp_op_name(source.op))
+        .raw(",\"destination_operation\":")
+        .string(pp_op_name(destination.op))
+        .raw(",\"microbatch\":");
     if (microbatch)
-      out.unsigned_integer(*microbatch);
+      text.unsigned_integer(*microbatch);
     else
-      out.writer().Null();
-    out.end_object();
-    out.end_object();
+      text.raw("null");
+    text.raw("}}");
   }
 }
 
@@ -210,10 +199,16 @@ void write_arrow(const PPArrowResult& result, const PPArrow& arrow,
 void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, unsigned workers,
                        JsonOut& out) {
   const auto& spans = plan.spans();
+  // Each region name quoted and escaped once, not once per span.
+  const StringTable& regions = plan.index().region_names;
+  std::vector<std::string> quoted_regions(regions.size());
+  for (uint32_t r = 0; r < regions.size(); ++r)
+    EventText::append_quoted(regions[r], quoted_regions[r]);
   render_ranges(
       workers, spans.size(), kSpansPerBatch,
       [&](size_t begin, size_t end, JsonOut& into) {
-        for (size_t i = begin; i < end; ++i) write_span(plan, spans[i], merge, into);
+        for (size_t i = begin; i < end; ++i)
+          write_span(plan, spans[i], merge, quoted_regions, into);
       },
       out);
   for (const TrackName& track : plan.track_names()) write_thread_metadata(out, track, merge);
