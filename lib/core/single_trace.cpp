@@ -1,11 +1,13 @@
 #include "core/single_trace.h"
 
 #include <future>
+#include <thread>
 
 #include "index/index_pass.h"
 #include "index/trace_metadata.h"
 #include "plan/compaction_plan.h"
 #include "tracecompact/tracecompact.h"
+#include "util/helper_thread.h"
 #include "util/thread_policy.h"
 #include "writer/json_writer.h"
 #include "writer/rank_events.h"
@@ -45,8 +47,20 @@ struct SingleTraceJob::State {
   // The PP arrows are written last: with workers they are drawn on a thread of
   // their own while pass 2 writes the events (the write is mostly waiting on the
   // disk by then), else when pass 2 asks for them.
+  std::packaged_task<PPArrowResult()> draw_arrows;
   std::future<PPArrowResult> arrows;
+  std::thread arrows_thread;
   SingleTraceOutcome outcome;
+
+  ~State() {
+    if (arrows_thread.joinable()) arrows_thread.join();
+  }
+  PPArrowResult take_arrows() {
+    if (!arrows_thread.joinable()) draw_arrows();
+    PPArrowResult result = arrows.get();
+    if (arrows_thread.joinable()) arrows_thread.join();
+    return result;
+  }
 };
 
 SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsigned threads)
@@ -63,11 +77,12 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   PPAnnotationList pp_annotations;
   pp_annotations.items.reserve(state_->plan->pp_annotation_count());
   state_->plan->append_pp_annotations(pp_annotations);
-  state_->arrows = std::async(
-      workers_ > 0 ? std::launch::async : std::launch::deferred,
+  state_->draw_arrows = std::packaged_task<PPArrowResult()>(
       [annotations = std::move(pp_annotations), lanes = state_->plan->pp_lane_sets()]() mutable {
         return draw_pp_arrows(std::move(annotations), lanes, false, kFirstPPFlowId);
       });
+  state_->arrows = state_->draw_arrows.get_future();
+  if (workers_ > 0) state_->arrows_thread = start_helper_thread(std::ref(state_->draw_arrows));
   if (timer_) timer_->mark("plan");
 }
 
@@ -90,7 +105,7 @@ SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
     const RankWriteStats stats = write_rank_events(input, plan, nullptr, workers_, out);
     outcome.flow_endpoints_mapped = stats.flow_endpoints_mapped;
     write_plan_events(plan, nullptr, workers_, out);
-    const PPArrowResult arrows = state_->arrows.get();
+    const PPArrowResult arrows = state_->take_arrows();
     outcome.local_flows.counts = arrows.counts;
     write_pp_arrows(
         arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, workers_, out);

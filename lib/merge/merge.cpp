@@ -16,6 +16,7 @@
 #include "index/trace_metadata.h"
 #include "merge/rank_files.h"
 #include "plan/compaction_plan.h"
+#include "util/helper_thread.h"
 #include "util/phase_timer.h"
 #include "util/thread_policy.h"
 #include "verify/verifier.h"
@@ -64,7 +65,7 @@ void index_ranks(std::vector<Rank>& ranks, unsigned requested_threads) {
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  for (unsigned t = 1; t < threads; ++t) pool.push_back(start_helper_thread(worker));
   worker();
   for (auto& thread : pool) thread.join();
   for (auto& error : errors)

@@ -10,6 +10,7 @@
 
 #include "sink/file_system.h"
 #include "tracecompact/error.h"
+#include "util/helper_thread.h"
 
 namespace tracecompact {
 
@@ -25,7 +26,7 @@ PreparedFileSink::PreparedFileSink(int fd, std::string display_name, uint64_t st
   // limit before the data does.
   if (file_system_kind(fd_) == FileSystemKind::other || !file_size_unlimited()) return;
   try {
-    helper_ = std::thread([this] { prepare_ahead(); });
+    helper_ = start_helper_thread([this] { prepare_ahead(); });
     preparing_ = true;
   } catch (const std::system_error&) {
     // No thread to spare: plain writes.

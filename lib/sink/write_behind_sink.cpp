@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include "util/helper_thread.h"
 
 namespace tracecompact {
 
 WriteBehindSink::WriteBehindSink(ByteSink& inner, size_t block_size, size_t depth)
     : inner_(inner), block_size_(block_size), blocks_(depth < 2 ? 2 : depth) {
   for (auto& block : blocks_) block.bytes.resize(block_size);
-  thread_ = std::thread([this] { consume(); });
+  thread_ = start_helper_thread([this] { consume(); });
 }
 
 WriteBehindSink::~WriteBehindSink() {

@@ -1,13 +1,14 @@
 #include "source/prefetch_source.h"
 
 #include <cstring>
+#include "util/helper_thread.h"
 
 namespace tracecompact {
 
 PrefetchSource::PrefetchSource(std::unique_ptr<ByteSource> inner, size_t block_size, size_t depth)
     : inner_(std::move(inner)), blocks_(depth) {
   for (auto& block : blocks_) block.bytes.resize(block_size);
-  thread_ = std::thread([this] { produce(); });
+  thread_ = start_helper_thread([this] { produce(); });
 }
 
 PrefetchSource::~PrefetchSource() {

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
+#include "util/helper_thread.h"
 
 namespace tracecompact {
 
@@ -29,10 +30,10 @@ class OrderedBatchRing {
     if (workers == 0) throw std::logic_error("an ordered batch ring needs a worker");
     try {
       for (unsigned w = 0; w < workers; ++w)
-        threads_.emplace_back([this, make_worker] {
+        threads_.push_back(start_helper_thread([this, make_worker] {
           const std::unique_ptr<Worker> worker = make_worker();
           run(*worker);
-        });
+        }));
     } catch (...) {
       stop();  // the threads that did start
       throw;

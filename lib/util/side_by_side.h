@@ -7,6 +7,7 @@
 #include <exception>
 #include <system_error>
 #include <thread>
+#include "util/helper_thread.h"
 
 namespace tracecompact {
 
@@ -23,7 +24,7 @@ void run_side_by_side(bool parallel, Side&& side, Main&& main) {
   std::thread helper;
   if (parallel) {
     try {
-      helper = std::thread(run_side);
+      helper = start_helper_thread(run_side);
     } catch (const std::system_error&) {
       // No thread to spare: one after the other.
     }
