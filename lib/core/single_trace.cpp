@@ -44,9 +44,9 @@ void write_local_flows_value(JsonOut& out, const LocalFlowSummary& flows) {
 struct SingleTraceJob::State {
   TraceIndex index;
   std::unique_ptr<CompactionPlan> plan;
-  // The PP arrows are written last: with workers they are drawn on a thread of
-  // their own while pass 2 writes the events (the write is mostly waiting on the
-  // disk by then), else when pass 2 asks for them.
+  // The PP arrows are written last: with workers they are drawn (from blocks
+  // built with the plan) on a thread of their own while pass 2 writes the events
+  // (the write is mostly waiting on the disk by then), else when pass 2 asks.
   std::packaged_task<PPArrowResult()> draw_arrows;
   std::future<PPArrowResult> arrows;
   std::thread arrows_thread;
@@ -77,9 +77,12 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   PPAnnotationList pp_annotations;
   pp_annotations.items.reserve(state_->plan->pp_annotation_count());
   state_->plan->append_pp_annotations(pp_annotations);
+  // The blocks here, where the plan's own temporaries are gone: their memory
+  // peak must not add to pass 2's buffers. The drawing is what takes the time.
   state_->draw_arrows = std::packaged_task<PPArrowResult()>(
-      [annotations = std::move(pp_annotations), lanes = state_->plan->pp_lane_sets()]() mutable {
-        return draw_pp_arrows(std::move(annotations), lanes, false, kFirstPPFlowId);
+      [blocks =
+           build_pp_blocks(std::move(pp_annotations), state_->plan->pp_lane_sets())]() mutable {
+        return draw_pp_arrows(std::move(blocks), false, kFirstPPFlowId);
       });
   state_->arrows = state_->draw_arrows.get_future();
   if (workers_ > 0) state_->arrows_thread = start_helper_thread(std::ref(state_->draw_arrows));

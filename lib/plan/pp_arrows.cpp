@@ -423,20 +423,31 @@ uint32_t PPAnnotationList::add_name(const PPName& name) {
   return static_cast<uint32_t>(tables.names.size() - 1);
 }
 
-PPArrowResult draw_pp_arrows(PPAnnotationList annotations, const PPLaneSets& lanes, bool cross_rank,
-                             uint64_t first_flow_id) {
+PPBlocks build_pp_blocks(PPAnnotationList annotations, const PPLaneSets& lanes) {
+  PPBlocks blocks;
+  blocks.tables = std::move(annotations.tables);
+  blocks.lanes = lanes;
+  const PPView view(blocks.tables, blocks.lanes);
+  blocks.operations = operation_blocks(annotations.items, view);
+  blocks.unshards = unshard_blocks(annotations.items, view);
+  return blocks;  // the annotations go with the argument
+}
+
+PPArrowResult draw_pp_arrows(PPBlocks blocks, bool cross_rank, uint64_t first_flow_id) {
   PPArrowResult result;
-  result.tables = std::move(annotations.tables);
-  const PPView view(result.tables, lanes);
-  const std::vector<PPBlock> blocks = operation_blocks(annotations.items, view);
-  const std::vector<PPBlock> unshards = unshard_blocks(annotations.items, view);
-  std::vector<PPAnnotation>().swap(annotations.items);  // the blocks are all that is needed now
+  result.tables = std::move(blocks.tables);
+  const PPView view(result.tables, blocks.lanes);
   ArrowDrawer drawer(first_flow_id);
-  if (cross_rank) draw_send_recv(blocks, view, drawer, result.counts);
-  draw_compute_dependencies(blocks, view, drawer, result.counts);
-  draw_unshard_dependencies(unshards, blocks, view, drawer, result.counts);
+  if (cross_rank) draw_send_recv(blocks.operations, view, drawer, result.counts);
+  draw_compute_dependencies(blocks.operations, view, drawer, result.counts);
+  draw_unshard_dependencies(blocks.unshards, blocks.operations, view, drawer, result.counts);
   result.arrows = std::move(drawer.arrows);
   return result;
+}
+
+PPArrowResult draw_pp_arrows(PPAnnotationList annotations, const PPLaneSets& lanes, bool cross_rank,
+                             uint64_t first_flow_id) {
+  return draw_pp_arrows(build_pp_blocks(std::move(annotations), lanes), cross_rank, first_flow_id);
 }
 
 }  // namespace tracecompact

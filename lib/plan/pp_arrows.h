@@ -103,9 +103,22 @@ struct PPArrowResult {
   const PPName& name(const PPBlock& block) const { return tables.names[block.name]; }
 };
 
-// Draws arrows over `annotations` (consumed: freed as soon as the blocks are
-// built); with `cross_rank` the send->recv arrows come first (merge mode).
-// Flow ids count up from `first_flow_id`.
+// The operation blocks (and unshard blocks) of the PP annotations: the first
+// step of drawing, where its memory peaks (the annotations are freed once the
+// blocks exist).
+struct PPBlocks {
+  PPTables tables;
+  PPLaneSets lanes;
+  std::vector<PPBlock> operations;
+  std::vector<PPBlock> unshards;
+};
+PPBlocks build_pp_blocks(PPAnnotationList annotations, const PPLaneSets& lanes);
+
+// Draws arrows between the blocks; with `cross_rank` the send->recv arrows come
+// first (merge mode). Flow ids count up from `first_flow_id`.
+PPArrowResult draw_pp_arrows(PPBlocks blocks, bool cross_rank, uint64_t first_flow_id);
+
+// Both steps.
 PPArrowResult draw_pp_arrows(PPAnnotationList annotations, const PPLaneSets& lanes, bool cross_rank,
                              uint64_t first_flow_id);
 
