@@ -430,7 +430,10 @@ PPBlocks build_pp_blocks(PPAnnotationList annotations, const PPLaneSets& lanes) 
   const PPView view(blocks.tables, blocks.lanes);
   blocks.operations = operation_blocks(annotations.items, view);
   blocks.unshards = unshard_blocks(annotations.items, view);
-  return blocks;  // the annotations go with the argument
+  // Freed now: a by-value argument lives on to the end of the caller's whole
+  // expression, which may be the drawing itself.
+  std::vector<PPAnnotation>().swap(annotations.items);
+  return blocks;
 }
 
 PPArrowResult draw_pp_arrows(PPBlocks blocks, bool cross_rank, uint64_t first_flow_id) {
