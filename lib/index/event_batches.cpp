@@ -1,5 +1,7 @@
 #include "index/event_batches.h"
 
+#include "tracecompact/error.h"
+
 namespace tracecompact {
 
 void EventBatch::clear() {
@@ -23,7 +25,16 @@ void EventDigester::process(EventBatch& batch) {
 
 EventDigest EventDigester::digest(std::string_view text, uint64_t index, uint64_t offset,
                                   std::string& arena) {
-  return digest_event(parser_.parse_in_place(text, {index, offset}), parser_, index, arena);
+  const EventFields& fields = parser_.parse_in_place(text, {index, offset});
+  const size_t arena_size = arena.size();
+  try {
+    return digest_event(fields, parser_, index, arena);
+  } catch (const Error&) {
+    if (!parser_.read_quickly()) throw;
+    // Judged again on demand, so that the message quotes the tokens as written.
+    arena.resize(arena_size);
+    return digest_event(parser_.read_again_on_demand(), parser_, index, arena);
+  }
 }
 
 }  // namespace tracecompact

@@ -472,6 +472,17 @@ const EventFields& EventParser::parse_in_place(std::string_view text, const Even
                         origin);
 }
 
+const EventFields& EventParser::read_again_on_demand() {
+  const bool quick = quick_;
+  quick_ = false;
+  const EventFields& fields = parse_document(
+      simdjson::padded_string_view(document_text_.data(), document_text_.size(),
+                                   document_text_.size() + simdjson::SIMDJSON_PADDING),
+      origin_);
+  quick_ = quick;
+  return fields;
+}
+
 const EventFields& EventParser::parse_document(simdjson::padded_string_view text,
                                                const EventOrigin& origin) {
   origin_ = origin;

@@ -48,6 +48,9 @@ class EventParser {
 
   // The last event was read off the DOM tape (not on demand).
   bool read_quickly() const { return from_tape_; }
+  // The last event read again, on demand: numbers then have their raw tokens,
+  // which fault messages quote (the tape keeps only tid's and args.stream's).
+  const EventFields& read_again_on_demand();
 
   simdjson::ondemand::parser& raw_parser() { return parser_; }
   // Offset of a view into the last parsed event's text (e.g. JsonScalar::raw).

@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "index/index_pass.h"
 #include "json/event_parser.h"
 #include "source/byte_source.h"
+#include "source/trace_input.h"
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
 
@@ -211,6 +213,32 @@ TEST_CASE("both readers read mutated events alike") {
     }
     check_alike(event);
   }
+}
+
+TEST_CASE("a fault found in an event read off the tape quotes its tokens as written") {
+  // The tape keeps numbers as values; pass 1 reads such an event again on
+  // demand to say what it found.
+  auto fault_of = [](const std::string& fields) -> std::string {
+    const std::string text =
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", " + fields +
+        "}]}";
+    try {
+      build_index(TraceInput::from_memory(text));
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK(fault_of("\"pid\": 1.50, \"tid\": 7, \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7}") ==
+        "GPU slice 0 has pid that is the number 1.50; expected an integer");
+  CHECK(fault_of("\"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7.0}") ==
+        "GPU slice 0 has args.stream that is the number 7.0; expected an integer");
+  CHECK(fault_of("\"pid\": 0, \"tid\": 1e1, \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7}") ==
+        "GPU slice 0 has tid that is the number 1e1; expected an integer");
+  CHECK(fault_of("\"pid\": 0, \"tid\": 7, \"ts\": \"1\", \"dur\": 2, \"args\": {\"stream\": 7}") ==
+        "GPU slice 0 has ts that is a string; expected a number");
+  CHECK(fault_of("\"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": -1.50, \"args\": {\"stream\": 7}") ==
+        "GPU slice 0 has negative duration -1.5");
 }
 
 }  // namespace tracecompact
