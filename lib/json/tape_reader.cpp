@@ -1,7 +1,6 @@
 #include "json/tape_reader.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 
 #ifdef __AVX2__
