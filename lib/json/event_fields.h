@@ -33,6 +33,24 @@ struct EventFields {
   bool args_empty = false;  // args is {}
   JsonScalar args_stream, args_name;
 
+  // The slot of a top-level member the rules read ("args" aside), or null.
+  JsonScalar* slot(std::string_view key) {
+    switch (key.size()) {
+      case 2:
+        return key == "ph" ? &ph : key == "ts" ? &ts : key == "id" ? &id : nullptr;
+      case 3:
+        return key == "cat"   ? &cat
+               : key == "pid" ? &pid
+               : key == "tid" ? &tid
+               : key == "dur" ? &dur
+                              : nullptr;
+      case 4:
+        return key == "name" ? &name : nullptr;
+      default:
+        return nullptr;
+    }
+  }
+
   // Only the kinds need resetting: a value is read only when its kind says it
   // was set (zeroing the whole struct per event showed in profiles).
   void clear() {

@@ -221,20 +221,6 @@ struct SkipKeys {
 
 using Members = std::vector<std::pair<std::string, std::string>>;
 
-// Stable, by key. Event objects have a handful of members: an insertion sort,
-// without the temporary buffer std::stable_sort allocates on every call.
-void sort_members_by_key(Members& members) {
-  constexpr size_t kSmall = 16;
-  if (members.size() > kSmall) {
-    std::stable_sort(members.begin(), members.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    return;
-  }
-  for (size_t i = 1; i < members.size(); ++i)
-    for (size_t j = i; j > 0 && members[j].first < members[j - 1].first; --j)
-      std::swap(members[j], members[j - 1]);
-}
-
 error_code append_canonical_object(od::object object, std::string& out, int depth, SkipKeys skip,
                                    SkipKeys args_skip = {}) {
   // Members are canonicalised separately, then sorted by key; a repeated key
@@ -262,18 +248,11 @@ error_code append_canonical_object(od::object object, std::string& out, int dept
     }
     members.emplace_back(std::string(key), std::move(value_text));
   }
-  sort_members_by_key(members);
-  out += '{';
-  bool first = true;
-  for (size_t i = 0; i < members.size(); ++i) {
-    if (i + 1 < members.size() && members[i + 1].first == members[i].first) continue;
-    if (!first) out += ',';
-    first = false;
-    append_escaped_string(members[i].first, out);
-    out += ':';
-    out += members[i].second;
-  }
-  out += '}';
+  auto key_of = [](const Members::value_type& m) -> const std::string& { return m.first; };
+  sort_members_by_key(members, key_of);
+  append_sorted_members(
+      members, key_of, [](const Members::value_type& m) -> const std::string& { return m.second; },
+      out);
   return simdjson::SUCCESS;
 }
 
@@ -427,31 +406,13 @@ void EventParser::read_fields(od::object object) {
     if (auto e = std::move(field_result).get(field)) fail(e);
     std::string_view key;
     if (auto e = json::read_key(field, key)) fail(e);
-    JsonScalar* slot = nullptr;
-    if (key.size() <= 4) {
-      if (key == "name")
-        slot = &fields_.name;
-      else if (key == "cat")
-        slot = &fields_.cat;
-      else if (key == "ph")
-        slot = &fields_.ph;
-      else if (key == "pid")
-        slot = &fields_.pid;
-      else if (key == "tid")
-        slot = &fields_.tid;
-      else if (key == "ts")
-        slot = &fields_.ts;
-      else if (key == "dur")
-        slot = &fields_.dur;
-      else if (key == "id")
-        slot = &fields_.id;
-      else if (key == "args") {
-        if (fields_.args_kind != JsonKind::kAbsent)
-          fail_input("event " + std::to_string(origin_.index) + " (byte offset " +
-                     std::to_string(origin_.byte_offset) + ") repeats the key \"args\"");
-        read_args(field.value());
-        continue;
-      }
+    JsonScalar* const slot = fields_.slot(key);
+    if (!slot && key == "args") {
+      if (fields_.args_kind != JsonKind::kAbsent)
+        fail_input("event " + std::to_string(origin_.index) + " (byte offset " +
+                   std::to_string(origin_.byte_offset) + ") repeats the key \"args\"");
+      read_args(field.value());
+      continue;
     }
     error_code error = simdjson::SUCCESS;
     if (slot)
@@ -463,32 +424,28 @@ void EventParser::read_fields(od::object object) {
 }
 
 const EventFields& EventParser::parse(std::string_view text, const EventOrigin& origin) {
-  return parse_document(load(text), origin);
+  return parse_document(load(text), origin, quick_);
 }
 
 const EventFields& EventParser::parse_in_place(std::string_view text, const EventOrigin& origin) {
   return parse_document(simdjson::padded_string_view(text.data(), text.size(),
                                                      text.size() + simdjson::SIMDJSON_PADDING),
-                        origin);
+                        origin, quick_);
 }
 
 const EventFields& EventParser::read_again_on_demand() {
-  const bool quick = quick_;
-  quick_ = false;
-  const EventFields& fields = parse_document(
+  return parse_document(
       simdjson::padded_string_view(document_text_.data(), document_text_.size(),
                                    document_text_.size() + simdjson::SIMDJSON_PADDING),
-      origin_);
-  quick_ = quick;
-  return fields;
+      origin_, false);
 }
 
 const EventFields& EventParser::parse_document(simdjson::padded_string_view text,
-                                               const EventOrigin& origin) {
+                                               const EventOrigin& origin, bool quick) {
   origin_ = origin;
   document_ready_ = false;
   document_text_ = std::string_view(text.data(), text.size());
-  from_tape_ = quick_ && tape_.read(document_text_, fields_);
+  from_tape_ = quick && tape_.read(document_text_, fields_);
   if (from_tape_) return fields_;
   fields_.clear();
   if (auto e = parser_.iterate(text).get(document_)) fail(e);

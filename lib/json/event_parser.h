@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/canonical_members.h"
 #include "json/event_fields.h"
 #include "json/tape_reader.h"
 
@@ -60,7 +61,9 @@ class EventParser {
   simdjson::padded_string_view load(std::string_view text);
 
  private:
-  const EventFields& parse_document(simdjson::padded_string_view text, const EventOrigin& origin);
+  // `quick`: off the tape where the tape reader can.
+  const EventFields& parse_document(simdjson::padded_string_view text, const EventOrigin& origin,
+                                    bool quick);
   void read_fields(simdjson::ondemand::object object);
   void read_args(simdjson::ondemand::value value);
   [[noreturn]] void fail(simdjson::error_code error) const;
@@ -72,7 +75,7 @@ class EventParser {
   std::string_view document_text_;  // the text being parsed (copy or in place)
   EventFields fields_;
   EventOrigin origin_;
-  bool quick_;
+  const bool quick_;  // Reader::kQuick
   TapeReader tape_;
   bool from_tape_ = false;  // the last event was read off the tape
   std::string canonical_;
@@ -89,7 +92,6 @@ simdjson::error_code read_key(simdjson::ondemand::field& field, std::string_view
 simdjson::error_code validate(simdjson::ondemand::value value, int depth);
 // Appends the canonical text of a value (keys sorted, last duplicate wins).
 simdjson::error_code append_canonical(simdjson::ondemand::value value, std::string& out, int depth);
-void append_escaped_string(std::string_view text, std::string& out);
 std::string_view trim_token(std::string_view token);
 
 constexpr int kMaxDepth = 512;

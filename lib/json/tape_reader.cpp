@@ -7,7 +7,7 @@
 #include <immintrin.h>
 #endif
 
-#include "json/event_parser.h"
+#include "json/canonical_members.h"
 #include "json/number_format.h"
 
 namespace tracecompact {
@@ -25,6 +25,14 @@ constexpr size_t kDeepestEvent = 64;
 
 bool is_space(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+// Just past the scalar (number or literal) that starts at `at`.
+size_t scalar_end(std::string_view text, size_t at) {
+  while (at < text.size() && !is_space(text[at]) && text[at] != ',' && text[at] != '}' &&
+         text[at] != ']')
+    ++at;
+  return at;
 }
 
 // Finding a member's raw value in the text of a valid object. Returns false
@@ -105,9 +113,7 @@ class MemberFinder {
       }
       return false;
     }
-    while (i < text_.size() && !is_space(text_[i]) && text_[i] != ',' && text_[i] != '}' &&
-           text_[i] != ']')
-      ++i;
+    i = scalar_end(text_, i);
     return true;
   }
 
@@ -162,10 +168,7 @@ bool find_only_key(std::string_view text, std::string_view quoted_key, std::stri
     if (p == text.size() || text[p] != ':') return;  // a string value, not a key
     ++p;
     while (p < text.size() && is_space(text[p])) ++p;
-    size_t end = p;
-    while (end < text.size() && !is_space(text[end]) && text[end] != ',' && text[end] != '}' &&
-           text[end] != ']')
-      ++end;
+    const size_t end = scalar_end(text, p);
     if (!value.empty() || end == p) ambiguous = true;
     value = text.substr(p, end - p);
   });
@@ -214,28 +217,6 @@ void read_scalar(const tape_ref& value, JsonScalar& out) {
   }
 }
 
-// The slots of the event's members that the spec reads (as EventParser::read_fields).
-JsonScalar* slot_for(std::string_view key, EventFields& f) {
-  switch (key.size()) {
-    case 2:
-      if (key == "ph") return &f.ph;
-      if (key == "ts") return &f.ts;
-      if (key == "id") return &f.id;
-      return nullptr;
-    case 3:
-      if (key == "cat") return &f.cat;
-      if (key == "pid") return &f.pid;
-      if (key == "tid") return &f.tid;
-      if (key == "dur") return &f.dur;
-      return nullptr;
-    case 4:
-      if (key == "name") return &f.name;
-      return nullptr;
-    default:
-      return nullptr;
-  }
-}
-
 // Events whose tid (and args.stream) tokens pass 1 records for pass 2.
 bool needs_tokens(const EventFields& f) {
   if (!f.cat.is_string()) return false;
@@ -264,7 +245,7 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
   for (size_t i = 2; i < end;) {
     const std::string_view key = tape_ref(doc, i).get_string_view();
     const tape_ref value(doc, i + 1);
-    if (JsonScalar* slot = slot_for(key, f)) {
+    if (JsonScalar* slot = f.slot(key)) {
       if (slot->present()) return false;  // the on-demand reader reports it
       read_scalar(value, *slot);
     } else if (key == "args") {
@@ -354,9 +335,7 @@ void TapeReader::append_canonical_object(size_t at, std::string& out, size_t dep
                                          const std::string_view* skip, size_t skip_count,
                                          const std::string_view* args_skip,
                                          size_t args_skip_count) {
-  // As json::append_canonical_object: members sorted by key (stably), a
-  // repeated key keeping its last value. Each depth has its own reused lists:
-  // no allocation per member.
+  // Each depth has its own reused lists: no allocation per member.
   const simdjson::dom::document* doc = &parser_.doc;
   if (members_.size() <= depth) {
     members_.resize(depth + 1);
@@ -380,21 +359,12 @@ void TapeReader::append_canonical_object(size_t at, std::string& out, size_t dep
       append_canonical(value.json_index, values, depth + 1);
     members.push_back({key, value_at, values.size() - value_at});
   }
-  // Stable by key; events have a handful of members.
-  for (size_t i = 1; i < members.size(); ++i)
-    for (size_t j = i; j > 0 && members[j].key < members[j - 1].key; --j)
-      std::swap(members[j], members[j - 1]);
-  out += '{';
-  bool first = true;
-  for (size_t i = 0; i < members.size(); ++i) {
-    if (i + 1 < members.size() && members[i + 1].key == members[i].key) continue;
-    if (!first) out += ',';
-    first = false;
-    json::append_escaped_string(members[i].key, out);
-    out += ':';
-    out.append(values, members[i].value_at, members[i].value_length);
-  }
-  out += '}';
+  auto key_of = [](const Member& m) { return m.key; };
+  json::sort_members_by_key(members, key_of);
+  json::append_sorted_members(
+      members, key_of,
+      [&](const Member& m) { return std::string_view(values).substr(m.value_at, m.value_length); },
+      out);
 }
 
 void TapeReader::append_annotation_identity(std::string& out) {
