@@ -25,12 +25,12 @@ struct RangeBatch {
 
 class RangeWorker {
  public:
-  explicit RangeWorker(const RangeRenderer& render) : render_(render) {}
+  explicit RangeWorker(const ItemRenderer& render) : render_(render) {}
   void process(RangeBatch& batch) {
     try {
       out_.reset();  // a fresh array per batch: the writer separates its items
       out_.start_array();
-      render_(batch.begin, batch.end, out_);
+      for (size_t item = batch.begin; item < batch.end; ++item) render_(item, out_);
     } catch (...) {
       batch.error = std::current_exception();
     }
@@ -38,16 +38,16 @@ class RangeWorker {
   }
 
  private:
-  const RangeRenderer& render_;
+  const ItemRenderer& render_;
   JsonOut out_;
 };
 
 }  // namespace
 
-void render_ranges(unsigned workers, size_t count, size_t per_batch, const RangeRenderer& render,
+void render_ranges(unsigned workers, size_t count, size_t per_batch, const ItemRenderer& render,
                    JsonOut& out) {
   if (workers == 0 || count <= per_batch) {
-    render(0, count, out);
+    for (size_t item = 0; item < count; ++item) render(item, out);
     return;
   }
   constexpr size_t kBatchesPerWorker = 3;

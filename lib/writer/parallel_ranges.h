@@ -10,13 +10,13 @@
 
 namespace tracecompact {
 
-// Writes items [begin, end) into `out`, an open array. Called from several
-// threads at once: it may only read shared state.
-using RangeRenderer = std::function<void(size_t begin, size_t end, JsonOut& out)>;
+// Writes item `item` into `out`, an open array. Called from several threads at
+// once: it may only read shared state.
+using ItemRenderer = std::function<void(size_t item, JsonOut& out)>;
 
 // Appends items [0, count) to `out` (an open array), in order, rendered on
-// `workers` threads `per_batch` at a time; without workers, on this thread.
-void render_ranges(unsigned workers, size_t count, size_t per_batch, const RangeRenderer& render,
+// `workers` threads in ranges of `per_batch`; without workers, on this thread.
+void render_ranges(unsigned workers, size_t count, size_t per_batch, const ItemRenderer& render,
                    JsonOut& out);
 
 }  // namespace tracecompact

@@ -206,10 +206,7 @@ void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, unsig
     EventText::append_quoted(regions[r], quoted_regions[r]);
   render_ranges(
       workers, spans.size(), kSpansPerBatch,
-      [&](size_t begin, size_t end, JsonOut& into) {
-        for (size_t i = begin; i < end; ++i)
-          write_span(plan, spans[i], merge, quoted_regions, into);
-      },
+      [&](size_t i, JsonOut& into) { write_span(plan, spans[i], merge, quoted_regions, into); },
       out);
   for (const TrackName& track : plan.track_names()) write_thread_metadata(out, track, merge);
 }
@@ -218,10 +215,7 @@ void write_pp_arrows(const PPArrowResult& result, const std::function<int64_t(in
                      unsigned workers, JsonOut& out) {
   render_ranges(
       workers, result.arrows.size(), kArrowsPerBatch,
-      [&](size_t begin, size_t end, JsonOut& into) {
-        for (size_t i = begin; i < end; ++i)
-          write_arrow(result, result.arrows[i], pp_rank_of, into);
-      },
+      [&](size_t i, JsonOut& into) { write_arrow(result, result.arrows[i], pp_rank_of, into); },
       out);
 }
 
