@@ -4,8 +4,10 @@
 #include <atomic>
 #include <exception>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -133,31 +135,57 @@ void align_and_layout(std::vector<Rank>& ranks, std::vector<Rank*>& pp_order, in
   }
 }
 
-struct MergedArrows {
-  PPArrowResult result;
-  std::unordered_map<int64_t, int64_t> pp_rank_of_pid;
-};
-
-MergedArrows draw_merged_arrows(const std::vector<Rank*>& pp_order) {
-  MergedArrows merged;
-  PPAnnotationList annotations;
-  size_t total = 0;
-  for (const Rank* rank : pp_order) total += rank->plan->pp_annotation_count();
-  annotations.items.reserve(total);
-  PPLaneSets lanes;
-  for (const Rank* rank : pp_order) {
-    for (const auto& [old_pid, new_pid] : rank->pid_map)
-      merged.pp_rank_of_pid[new_pid] = rank->pp_rank;
-    rank->plan->append_pp_annotations(annotations, rank->offset_us, &rank->pid_map);
-    const PPLaneSets rank_lanes = rank->plan->pp_lane_sets();
-    for (const auto& key : rank_lanes.main_compute)
-      lanes.main_compute.insert({rank->pid_map.at(key.pid), key.tid});
-    for (const auto& key : rank_lanes.unshard)
-      lanes.unshard.insert({rank->pid_map.at(key.pid), key.tid});
+// The merged PP arrows are written last: their blocks are built before pass 2
+// and, with threads to spare, drawn on a thread of their own while pass 2 writes
+// the ranks' events (else when pass 2 asks for them), as a single trace does.
+class MergedArrows {
+ public:
+  MergedArrows(const std::vector<Rank*>& pp_order, bool draw_beside) {
+    PPAnnotationList annotations;
+    size_t total = 0;
+    for (const Rank* rank : pp_order) total += rank->plan->pp_annotation_count();
+    annotations.items.reserve(total);
+    PPLaneSets lanes;
+    for (const Rank* rank : pp_order) {
+      for (const auto& [old_pid, new_pid] : rank->pid_map) pp_rank_of_pid_[new_pid] = rank->pp_rank;
+      rank->plan->append_pp_annotations(annotations, rank->offset_us, &rank->pid_map);
+      const PPLaneSets rank_lanes = rank->plan->pp_lane_sets();
+      for (const auto& key : rank_lanes.main_compute)
+        lanes.main_compute.insert({rank->pid_map.at(key.pid), key.tid});
+      for (const auto& key : rank_lanes.unshard)
+        lanes.unshard.insert({rank->pid_map.at(key.pid), key.tid});
+    }
+    draw_ = std::packaged_task<PPArrowResult()>(
+        [blocks = build_pp_blocks(std::move(annotations), lanes)]() mutable {
+          return draw_pp_arrows(std::move(blocks), true, kFirstPPFlowId);
+        });
+    drawn_ = draw_.get_future();
+    if (draw_beside) thread_ = start_helper_thread(std::ref(draw_));
   }
-  merged.result = draw_pp_arrows(std::move(annotations), lanes, true, kFirstPPFlowId);
-  return merged;
-}
+  ~MergedArrows() {
+    if (thread_.joinable()) thread_.join();
+  }
+  MergedArrows(const MergedArrows&) = delete;
+  MergedArrows& operator=(const MergedArrows&) = delete;
+
+  // Waits for the drawing (or draws now); rethrows what the drawing threw.
+  const PPArrowResult& result() {
+    if (!result_) {
+      if (!thread_.joinable()) draw_();
+      result_ = drawn_.get();
+      if (thread_.joinable()) thread_.join();
+    }
+    return *result_;
+  }
+  int64_t pp_rank_of(int64_t merged_pid) const { return pp_rank_of_pid_.at(merged_pid); }
+
+ private:
+  std::unordered_map<int64_t, int64_t> pp_rank_of_pid_;
+  std::packaged_task<PPArrowResult()> draw_;
+  std::future<PPArrowResult> drawn_;
+  std::thread thread_;
+  std::optional<PPArrowResult> result_;
+};
 
 void write_process_metadata(const Rank& rank, JsonOut& out) {
   for (size_t position = 0; position < rank.ordered_pids.size(); ++position) {
@@ -250,7 +278,7 @@ void write_merge_summary(Writer& w, const std::vector<Rank>& ranks,
 }
 
 void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& pp_order,
-                           int64_t base_ns, const MergedArrows& arrows, unsigned threads,
+                           int64_t base_ns, MergedArrows& arrows, unsigned threads,
                            ByteSink& sink) {
   const Rank& first = *pp_order.front();
   JsonOut out(sink);
@@ -271,7 +299,7 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
       write_process_metadata(*rank, out);
     }
     write_pp_arrows(
-        arrows.result, [&](int64_t pid) { return arrows.pp_rank_of_pid.at(pid); },
+        arrows.result(), [&](int64_t pid) { return arrows.pp_rank_of(pid); },
         pass_workers(threads, first.input->chunk_size()), out);
     out.end_array();
   };
@@ -321,7 +349,7 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
   }
   out.key("cuda_graph_pp_merge");
   out.start_object();
-  write_merge_summary(out.writer(), ranks, pp_order, arrows.result.counts);
+  write_merge_summary(out.writer(), ranks, pp_order, arrows.result().counts);
   out.end_object();
   out.end_object();
   out.stream().drain();
@@ -372,8 +400,9 @@ RunResult run_merge(const MergeRequest& request) {
   std::vector<Rank*> pp_order;
   int64_t base_ns = 0;
   align_and_layout(ranks, pp_order, base_ns);
-  const MergedArrows arrows = draw_merged_arrows(pp_order);
-  timer.mark("merged layout and arrows");
+  const bool draw_beside = pass_workers(request.threads, pp_order.front()->input->chunk_size()) > 0;
+  MergedArrows arrows(pp_order, draw_beside);
+  timer.mark("merged layout and arrow blocks");
   {
     OutputFile file(request.output);
     write_merged_document(ranks, pp_order, base_ns, arrows, request.threads, file.sink());
@@ -390,7 +419,7 @@ RunResult run_merge(const MergeRequest& request) {
   RunResult result;
   result.output_path = request.output.path;
   result.timings = timer.phases();
-  result.summary_json = render_merge_summary(ranks, pp_order, arrows.result.counts,
+  result.summary_json = render_merge_summary(ranks, pp_order, arrows.result().counts,
                                              request.output.path, request.verify);
   return result;
 }
