@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "json/number_format.h"
 #include "writer/top_level_fields.h"
@@ -36,18 +37,16 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     flow_id_.assign(id);
     add(fields.id.at, fields.id.length, {}, true);
   }
-  if (fields.pid.found && is_integer_text(fields.pid.in(text))) {
-    int64_t pid = 0;
+  if (fields.pid.found) {
     const std::string_view token = fields.pid.in(text);
-    const auto parsed = std::from_chars(token.data(), token.data() + token.size(), pid);
-    if (parsed.ec != std::errc() || parsed.ptr != token.data() + token.size())
-      return false;  // beyond int64: the full rewriter keeps such a pid as it is
-    if (!last_pid_ || last_pid_->first != pid) {  // most events repeat the previous pid
-      const auto mapped = merge.pid_map->find(pid);
-      if (mapped == merge.pid_map->end()) return false;
-      last_pid_ = *mapped;
+    // Most events repeat the previous pid token: its replacement is kept. A pid
+    // that is not an integer stays as it is.
+    const bool repeated = last_pid_token_size_ > 0 &&
+                          token == std::string_view(last_pid_token_, last_pid_token_size_);
+    if (repeated || is_integer_text(token)) {
+      if (!repeated && !map_pid(token, merge)) return false;
+      add(fields.pid.at, fields.pid.length, std::string_view(last_pid_text_, last_pid_text_size_));
     }
-    add(fields.pid.at, fields.pid.length, integer_text(last_pid_->second));
   }
   if (fields.ts.found && is_number_text(fields.ts.in(text))) {
     const double shifted = read_number_token(fields.ts.in(text)) + merge.ts_offset;
@@ -65,13 +64,33 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     if (!stream_span.valid()) return false;
     add(stream_span.at, stream_span.length, integer_text(*edit.stream));
   }
-  std::sort(parts_, parts_ + count_, [](const Part& a, const Part& b) { return a.at < b.at; });
+  // At most five parts, nearly in order: an insertion sort.
+  for (size_t i = 1; i < count_; ++i)
+    for (size_t j = i; j > 0 && parts_[j].at < parts_[j - 1].at; --j)
+      std::swap(parts_[j], parts_[j - 1]);
   out.raw_spliced(text, parts_, count_, [&](size_t i) {
     if (parts_[i].flow_id)
       flow_ids.put(flow_id_, out.stream());
     else
       out.stream().write(parts_[i].text.data(), parts_[i].text.size());
   });
+  return true;
+}
+
+// Maps an integer pid token to its merged pid's text (kept with the token);
+// false when the full rewriter must judge it (beyond int64, not mapped).
+bool MergeSplicer::map_pid(std::string_view token, const MergeEdit& merge) {
+  if (token.size() > sizeof last_pid_token_) return false;
+  int64_t pid = 0;
+  const auto parsed = std::from_chars(token.data(), token.data() + token.size(), pid);
+  if (parsed.ec != std::errc() || parsed.ptr != token.data() + token.size()) return false;
+  const auto mapped = merge.pid_map->find(pid);
+  if (mapped == merge.pid_map->end()) return false;
+  std::memcpy(last_pid_token_, token.data(), token.size());
+  last_pid_token_size_ = token.size();
+  last_pid_text_size_ = static_cast<size_t>(
+      std::to_chars(last_pid_text_, last_pid_text_ + sizeof last_pid_text_, mapped->second).ptr -
+      last_pid_text_);
   return true;
 }
 

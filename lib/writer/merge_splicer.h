@@ -34,9 +34,14 @@ class MergeSplicer {
     parts_[count_++] = {at, length, text, flow_id};
   }
 
-  // The last pid mapped (input, merged): most events repeat it. A splicer serves
-  // one MergeEdit (one rank).
-  std::optional<std::pair<int64_t, int64_t>> last_pid_;
+  bool map_pid(std::string_view token, const MergeEdit& merge);
+
+  // The last pid token mapped and its merged pid's text: most events repeat it.
+  // A splicer serves one MergeEdit (one rank).
+  char last_pid_token_[24];
+  size_t last_pid_token_size_ = 0;
+  char last_pid_text_[24];
+  size_t last_pid_text_size_ = 0;
   Part parts_[5];
   size_t count_ = 0;
   char digits_[128];

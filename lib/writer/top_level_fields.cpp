@@ -1,8 +1,13 @@
 #include "writer/top_level_fields.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "tokenizer/structure_scanner.h"
+
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 namespace tracecompact {
 namespace {
@@ -56,7 +61,137 @@ bool is_flow_phase_token(std::string_view ph) {
   return ph == "\"s\"" || ph == "\"t\"" || ph == "\"f\"";
 }
 
-bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid) {
+namespace {
+
+#ifdef __AVX2__
+
+enum class BlockScan { kFound, kByBytes, kFailed };
+
+struct HeadMasks {
+  uint64_t quote, backslash, colon, open, close;
+};
+
+inline HeadMasks head_masks(const char* p) {
+  const __m256i quote = _mm256_set1_epi8('"');
+  const __m256i backslash = _mm256_set1_epi8('\\');
+  const __m256i colon = _mm256_set1_epi8(':');
+  const __m256i open = _mm256_set1_epi8('{');   // '[' | 0x20 == '{'
+  const __m256i close = _mm256_set1_epi8('}');  // ']' | 0x20 == '}'
+  const __m256i case_bit = _mm256_set1_epi8(0x20);
+  HeadMasks m{};
+  for (int half = 0; half < 2; ++half) {
+    const __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
+    const __m256i folded = _mm256_or_si256(block, case_bit);
+    auto bits = [](__m256i hits) {
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(hits)));
+    };
+    const int shift = 32 * half;
+    m.quote |= bits(_mm256_cmpeq_epi8(block, quote)) << shift;
+    m.backslash |= bits(_mm256_cmpeq_epi8(block, backslash)) << shift;
+    m.colon |= bits(_mm256_cmpeq_epi8(block, colon)) << shift;
+    m.open |= bits(_mm256_cmpeq_epi8(folded, open)) << shift;
+    m.close |= bits(_mm256_cmpeq_epi8(folded, close)) << shift;
+  }
+  return m;
+}
+
+// The slot of the key whose closing quote precedes the ':' at `colon`, or null.
+// Without backslashes the key is the text back to the quote before it.
+FieldSpan* key_slot(const char* p, size_t colon, TopLevelFields& fields) {
+  size_t q = colon - 1;  // the key's closing quote, after optional whitespace
+  while (q > 0 && is_space(p[q])) --q;
+  if (q < 4 || p[q] != '"') return nullptr;
+  if (p[q - 3] == '"') {  // two letters
+    const char a = p[q - 2], b = p[q - 1];
+    if (a == 't' && b == 's') return &fields.ts;
+    if (a == 'p' && b == 'h') return &fields.ph;
+    if (a == 'i' && b == 'd') return &fields.id;
+    return nullptr;
+  }
+  if (p[q - 4] == '"' && p[q - 2] == 'i' && p[q - 1] == 'd') {  // three letters
+    if (p[q - 3] == 'p') return &fields.pid;
+    if (p[q - 3] == 't') return &fields.tid;
+  }
+  return nullptr;
+}
+
+// The end of the string or scalar value at `at`; 0 when the byte scan should
+// judge it (an object or array, or a backslash in the string).
+size_t scalar_value_end(const char* p, size_t at, size_t n) {
+  if (p[at] == '{' || p[at] == '[') return 0;
+  if (p[at] == '"') {
+    for (size_t i = at + 1; i < n; ++i) {
+      if (p[i] == '"') return i + 1;
+      if (p[i] == '\\') return 0;
+    }
+    return 0;
+  }
+  size_t i = at;
+  while (i < n && p[i] != ',' && p[i] != '}' && p[i] != ']' && !is_space(p[i])) ++i;
+  return i;
+}
+
+// Walks the colons outside strings, 64 bytes at a time, keeping the depth from
+// the brackets before each: a colon at depth 1 follows a top-level key. Any
+// backslash before the scan stops hands the event to the byte scan.
+BlockScan locate_by_blocks(std::string_view text, TopLevelFields& fields, bool need_tid) {
+  fields = {};
+  const char* p = text.data();
+  const size_t n = text.size();
+  bool in_string = false;
+  int64_t depth = 0;
+  for (size_t block = 0; block < n; block += 64) {
+    const HeadMasks m = head_masks(p + block);
+    const uint64_t valid = n - block >= 64 ? ~uint64_t{0} : (uint64_t{1} << (n - block)) - 1;
+    if (m.backslash & valid) return BlockScan::kByBytes;
+    const uint64_t inside =
+        scan_detail::prefix_xor(m.quote & valid) ^ (in_string ? ~uint64_t{0} : 0);
+    in_string = (inside >> 63) != 0;
+    const uint64_t outside = ~inside & valid;
+    uint64_t brackets = (m.open | m.close) & outside;
+    // Applies the brackets below `limit` (a single bit, or 0 for all of them);
+    // false when the event's own closing brace is among them.
+    auto apply_brackets = [&](uint64_t limit) {
+      uint64_t before = limit ? brackets & (limit - 1) : brackets;
+      brackets &= ~before;
+      for (; before; before &= before - 1) {
+        const int bit = __builtin_ctzll(before);
+        if ((m.open >> bit) & 1) {
+          ++depth;
+        } else if (--depth == 0) {
+          return false;
+        }
+      }
+      return true;
+    };
+    for (uint64_t colons = m.colon & outside; colons; colons &= colons - 1) {
+      const uint64_t colon_bit = colons & (~colons + 1);
+      if (!apply_brackets(colon_bit)) return BlockScan::kFound;  // the event ended
+      if (depth != 1) continue;
+      const size_t at = block + static_cast<size_t>(__builtin_ctzll(colons));
+      FieldSpan* slot = key_slot(p, at, fields);
+      if (!slot) continue;
+      if (slot->found) return BlockScan::kFailed;  // repeated: for a real parse
+      size_t value = at + 1;
+      while (value < n && is_space(p[value])) ++value;
+      if (value >= n) return BlockScan::kByBytes;
+      const size_t end = scalar_value_end(p, value, n);
+      if (end == 0) return BlockScan::kByBytes;
+      *slot = {value, end - value, true};
+      if (has_all(fields, text, need_tid)) return BlockScan::kFound;
+    }
+    if (!apply_brackets(0)) return BlockScan::kFound;
+  }
+  return BlockScan::kByBytes;  // no closing brace: let the byte scan judge
+}
+
+#endif
+
+}  // namespace
+
+// Any spelling, escapes included.
+bool locate_top_level_fields_by_bytes(std::string_view text, TopLevelFields& fields,
+                                      bool need_tid) {
   fields = {};
   size_t i = skip_space(text, 1);  // past '{'
   while (i < text.size() && text[i] == '"') {
@@ -87,6 +222,20 @@ bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool
     if (i < text.size() && text[i] == ',') i = skip_space(text, i + 1);
   }
   return true;
+}
+
+bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid) {
+#ifdef __AVX2__
+  switch (locate_by_blocks(text, fields, need_tid)) {
+    case BlockScan::kFound:
+      return true;
+    case BlockScan::kFailed:
+      return false;
+    case BlockScan::kByBytes:
+      break;
+  }
+#endif
+  return locate_top_level_fields_by_bytes(text, fields, need_tid);
 }
 
 }  // namespace tracecompact

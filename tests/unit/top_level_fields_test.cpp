@@ -3,8 +3,15 @@
 // parse when a key spelled with escapes comes before that.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <string>
+#include <vector>
 
+#include "source/byte_source.h"
+#include "tokenizer/trace_tokenizer.h"
+#include "tracecompact/error.h"
 #include "writer/top_level_fields.h"
 
 namespace tracecompact {
@@ -15,7 +22,154 @@ std::string padded(const std::string& event) {
   return event + std::string(64, ' ');
 }
 
+std::string describe(const FieldSpan& span) {
+  return span.found ? std::to_string(span.at) + "+" + std::to_string(span.length) : "-";
+}
+
+// What a scan makes of an event, as text.
+std::string scanned(const std::string& event, bool need_tid, bool by_bytes) {
+  const std::string buffer = padded(event);
+  const std::string_view text(buffer.data(), event.size());
+  TopLevelFields f;
+  const bool found = by_bytes ? locate_top_level_fields_by_bytes(text, f, need_tid)
+                              : locate_top_level_fields(text, f, need_tid);
+  if (!found) return "refused";
+  return describe(f.pid) + " " + describe(f.tid) + " " + describe(f.ts) + " " + describe(f.ph) +
+         " " + describe(f.id);
+}
+
+void check_alike(const std::string& event) {
+  INFO(event);
+  for (const bool need_tid : {false, true})
+    CHECK(scanned(event, need_tid, false) == scanned(event, need_tid, true));
+}
+
+std::vector<std::string> events_of(const std::string& trace) {
+  std::vector<std::string> events;
+  MemorySource source(trace);
+  TraceTokenizer tokenizer(source, 4096);
+  try {
+    for (;;) {
+      const auto item = tokenizer.next();
+      if (item.kind == TraceTokenizer::Kind::kEnd) break;
+      if (item.kind == TraceTokenizer::Kind::kEvent) events.emplace_back(item.text);
+    }
+  } catch (const Error&) {
+    // a broken fixture: the events before the fault
+  }
+  return events;
+}
+
+// Random events: keys the scan looks for and others, in any order, some
+// repeated or spelled with escapes; values of every kind, strings holding the
+// scan's structural characters, whitespace anywhere; lengths across blocks.
+class EventMaker {
+ public:
+  explicit EventMaker(uint32_t seed) : random_(seed) {}
+
+  std::string event() {
+    static const std::vector<std::string> keys = {"ph", "cat",       "name", "pid",  "tid",
+                                                  "ts", "id",        "dur",  "args", "bp",
+                                                  "s",  "p\\u0069d", "pidx", "xts",  "t"};
+    std::string out = "{" + space();
+    const size_t count = pick(9);
+    for (size_t i = 0; i < count; ++i) {
+      if (i) out += "," + space();
+      out += "\"" + keys[pick(keys.size())] + "\"" + space() + ":" + space() + value(0) + space();
+    }
+    return out + "}";
+  }
+
+ private:
+  size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(random_); }
+  std::string space() {
+    static const char* spaces[] = {"", "", "", " ", "\n  ", "\t", "\r\n"};
+    return spaces[pick(7)];
+  }
+  std::string text() {
+    static const std::vector<std::string> pieces = {"a",
+                                                    "gemm",
+                                                    ":",
+                                                    ",",
+                                                    "{",
+                                                    "}",
+                                                    "[",
+                                                    "]",
+                                                    "\\\"",
+                                                    "\\\\",
+                                                    "\\u0041",
+                                                    " ",
+                                                    "\\\"pid\\\": 1",
+                                                    "void at::native::kernel<128>(Params)",
+                                                    std::string(40, 'x')};
+    std::string out;
+    const size_t count = pick(6);
+    for (size_t i = 0; i < count; ++i) {
+      const std::string& piece = pieces[pick(pieces.size())];
+      if (piece.find('\\') != std::string::npos && pick(4) != 0) continue;  // mostly none
+      out += piece;
+    }
+    return out;
+  }
+  std::string value(int depth) {
+    switch (depth < 2 ? pick(8) : pick(4)) {
+      case 0:
+        return std::to_string(pick(100000));
+      case 1:
+        return "1712197196127.604";
+      case 2:
+        return "\"" + text() + "\"";
+      case 3:
+        return pick(2) ? "true" : "-3e5";
+      case 4:
+      case 5: {
+        std::string out = "{" + space();
+        const size_t count = pick(4);
+        for (size_t i = 0; i < count; ++i) {
+          if (i) out += ",";
+          out += "\"" + std::string(pick(2) ? "pid" : "k") + "\":" + space() + value(depth + 1);
+        }
+        return out + "}";
+      }
+      default: {
+        std::string out = "[";
+        const size_t count = pick(4);
+        for (size_t i = 0; i < count; ++i) out += (i ? "," : "") + space() + value(depth + 1);
+        return out + "]";
+      }
+    }
+  }
+  std::mt19937 random_;
+};
+
 }  // namespace
+
+TEST_CASE("the block scan and the byte scan find the same spans in every fixture event") {
+  size_t compared = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(TRACECOMPACT_FIXTURES)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string trace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const std::string& event : events_of(trace)) {
+      check_alike(event);
+      ++compared;
+    }
+  }
+  CHECK(compared > 1000);
+}
+
+TEST_CASE("the block scan and the byte scan find the same spans in random events") {
+  EventMaker maker(20261203);
+  for (int i = 0; i < 20000; ++i) check_alike(maker.event());
+  // Hand-picked: fields after a nested value, a key split by a block boundary,
+  // a string full of structure, a closing brace inside a string.
+  check_alike(
+      R"({"args": {"pid": 1, "ts": [1, {"tid": 2}]}, "ph": "X", "pid": 3, "tid": 4, "ts": 5})");
+  check_alike("{\"name\": \"" + std::string(58, 'n') + "\", \"pid\": 1, \"tid\": 2, \"ts\": 3}");
+  check_alike(R"({"name": "a:b,{c}[d]\"e", "pid": 1, "ts": 2, "ph": "s", "id": "x}"})");
+  check_alike(R"({"ph": "f", "pid": 1, "ts": 2, "tid": 3, "id": {"a": 1}})");
+  check_alike(R"({ "ts" : 1 , "pid" : 2 , "ph" : "X" , "tid" : 3 })");
+}
 
 TEST_CASE("the field scan finds the spans of the fields it splices") {
   const std::string event =
