@@ -33,8 +33,8 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
       "verify", "re-read the output and check it against the input")(
       "gzip", "gzip the output written to stdout (files: by a .gz name)")(
       "level", "gzip level 0..3 (ISA-L)", cxxopts::value<int>()->default_value("1"))(
-      "timings", "print the wall time, CPU time and peak memory of each phase on stderr")("version", "print the version")(
-      "h,help", "print this help");
+      "timings", "print the wall time, CPU time and peak memory of each phase on stderr")(
+      "version", "print the version")("h,help", "print this help");
   parser.parse_positional({"input"});
   const auto parsed = parser.parse(argc, argv);
   exit_now = false;

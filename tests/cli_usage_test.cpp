@@ -14,7 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string example() { return std::string(TRACECOMPACT_FIXTURES) + "/example/rank4_trace.json"; }
+std::string example() {
+  return std::string(TRACECOMPACT_FIXTURES) + "/example/rank4_trace.json";
+}
 
 std::string gzip_member(const std::string& bytes) {
   std::string packed;
@@ -41,9 +43,9 @@ TEST_CASE("stdin to stdout writes the trace on stdout and the summary on stderr"
   INFO(result.describe());
   REQUIRE(result.exit_code == 0);
   CHECK(result.err.find("\"measured_slices\"") != std::string::npos);
-  CHECK_FALSE(first_difference(reference_output(dir), result.out,
-                               {"cuda_graph_stream_compaction.source"})
-                  .has_value());
+  CHECK_FALSE(
+      first_difference(reference_output(dir), result.out, {"cuda_graph_stream_compaction.source"})
+          .has_value());
 }
 
 TEST_CASE("gzip on stdout and stdin input defaults to stdout", "[cli]") {
@@ -65,8 +67,10 @@ TEST_CASE("gzip input is recognised by content and read whole when multi-member"
   const std::string plain = read_bytes(example());
   const size_t half = plain.size() / 2;
   // Two members, and a name that does not say gzip.
-  write_bytes(dir.path("trace.json"), gzip_member(plain.substr(0, half)) + gzip_member(plain.substr(half)));
-  const CliOutcome result = run_cli({dir.path("trace.json"), "-o", dir.path("out.json"), "--verify"});
+  write_bytes(dir.path("trace.json"),
+              gzip_member(plain.substr(0, half)) + gzip_member(plain.substr(half)));
+  const CliOutcome result =
+      run_cli({dir.path("trace.json"), "-o", dir.path("out.json"), "--verify"});
   INFO(result.describe());
   REQUIRE(result.exit_code == 0);
   CHECK(read_file(dir.path("out.json")) == reference_output(dir));

@@ -34,9 +34,7 @@ class ChunkedVector {
     const size_t rest = i - kGrowingTotal;
     return {kGrowing + rest / kPerChunk, rest % kPerChunk};
   }
-  static size_t chunk_capacity(size_t k) {
-    return k < kGrowing ? kFirstChunk << k : kPerChunk;
-  }
+  static size_t chunk_capacity(size_t k) { return k < kGrowing ? kFirstChunk << k : kPerChunk; }
 
   struct FreeChunk {
     void operator()(T* chunk) const { std::free(chunk); }
