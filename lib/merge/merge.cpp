@@ -42,6 +42,15 @@ struct Rank {
   std::unordered_map<int64_t, int64_t> pid_map;  // old pid -> merged pid
   std::unordered_set<int64_t> gpu_pids;
   uint64_t flow_endpoints_mapped = 0;
+  CompactionCounts counts;  // the plan's, kept once the plan is gone
+
+  // Once the rank is written, its index and plan go: the ranks after it are
+  // written with less memory held, and the arrows are drawn in what they free.
+  void release_index() {
+    counts = plan->counts();
+    plan.reset();
+    index = TraceIndex();
+  }
 };
 
 // Pass 1 and planning of every rank, `threads` at a time; the first failure (in
@@ -136,11 +145,12 @@ void align_and_layout(std::vector<Rank>& ranks, std::vector<Rank*>& pp_order, in
 }
 
 // The merged PP arrows are written last: their blocks are built before pass 2
-// and, with threads to spare, drawn on a thread of their own while pass 2 writes
-// the ranks' events (else when pass 2 asks for them), as a single trace does.
+// and, with threads to spare, drawn on a thread of their own once start_drawing()
+// is called, while pass 2 writes the ranks' events (else when pass 2 asks for
+// them), as a single trace does.
 class MergedArrows {
  public:
-  MergedArrows(const std::vector<Rank*>& pp_order, bool draw_beside) {
+  MergedArrows(const std::vector<Rank*>& pp_order, bool draw_beside) : draw_beside_(draw_beside) {
     PPAnnotationList annotations;
     size_t total = 0;
     for (const Rank* rank : pp_order) total += rank->plan->pp_annotation_count();
@@ -160,7 +170,11 @@ class MergedArrows {
           return draw_pp_arrows(std::move(blocks), true, kFirstPPFlowId);
         });
     drawn_ = draw_.get_future();
-    if (draw_beside) thread_ = start_helper_thread(std::ref(draw_));
+  }
+  // Starts the drawing on its own thread (when there are threads to spare).
+  void start_drawing() {
+    if (draw_beside_ && !thread_.joinable() && !result_)
+      thread_ = start_helper_thread(std::ref(draw_));
   }
   ~MergedArrows() {
     if (thread_.joinable()) thread_.join();
@@ -180,6 +194,7 @@ class MergedArrows {
   int64_t pp_rank_of(int64_t merged_pid) const { return pp_rank_of_pid_.at(merged_pid); }
 
  private:
+  const bool draw_beside_;
   std::unordered_map<int64_t, int64_t> pp_rank_of_pid_;
   std::packaged_task<PPArrowResult()> draw_;
   std::future<PPArrowResult> drawn_;
@@ -271,7 +286,7 @@ void write_merge_summary(Writer& w, const std::vector<Rank>& ranks,
     key(std::to_string(rank.global_rank));
     w.StartObject();
     // The single-trace summary's keys without the PP keys.
-    write_compaction_counts(w, rank.plan->counts(), rank.flow_endpoints_mapped);
+    write_compaction_counts(w, rank.counts, rank.flow_endpoints_mapped);
     w.EndObject();
   }
   w.EndObject();
@@ -297,6 +312,10 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
           write_rank_events(*rank->input, *rank->plan, &edit, workers, out).flow_endpoints_mapped;
       write_plan_events(*rank->plan, &edit, workers, out);
       write_process_metadata(*rank, out);
+      rank->release_index();
+      // Drawn beside the ranks after the first: all indexes and the first rank's
+      // pass-2 buffers at once are the merge's peak, which the drawing would add to.
+      arrows.start_drawing();
     }
     write_pp_arrows(
         arrows.result(), [&](int64_t pid) { return arrows.pp_rank_of(pid); },
@@ -317,10 +336,12 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
   };
   static const std::string kTraceName = "Merged pipeline-parallel CUDA graph trace";
   bool wrote_compaction = false, wrote_name = false;
-  const auto& top = first.index.top_level;
+  // A copy: the first rank's index goes once its events are written.
+  const std::vector<TopLevelValue> top = first.index.top_level;
+  const size_t events_key_position = first.index.events_key_position;
   out.start_object();
   for (size_t i = 0; i <= top.size(); ++i) {
-    if (i == first.index.events_key_position) write_events();
+    if (i == events_key_position) write_events();
     if (i == top.size()) break;
     const TopLevelValue& value = top[i];
     if (value.key == "cuda_graph_pp_merge") continue;  // written last, with the counts of pass 2
