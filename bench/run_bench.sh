@@ -203,27 +203,43 @@ run_once() {
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {m = int((NR + 1) / 2); print (NR % 2 ? v[m] : (v[m] + v[m + 1]) / 2)}'; }
 max_of() { printf '%s\n' "$@" | sort -g | tail -n 1; }
 
-# measure NAME CMD... -> sets M_STATUS, M_MEDIAN, M_PEAK_KB, M_RUNS_JSON, M_CMD
-measure() {
-  local name=$1
-  shift
-  local times=() peaks=() i err="$WORK/stderr.txt"
-  M_CMD=$(printf '%q ' "$@")
-  M_STATUS=ok
-  for ((i = 0; i < RUNS; i++)); do
-    fresh_start
-    run_once "$err" "$@"
-    if ((RUN_RC != 0)); then
-      M_STATUS=$([[ $RUN_RC == 124 || $RUN_RC == 137 ]] && echo timeout || echo "failed (exit $RUN_RC)")
-      echo "run_bench.sh: $name: $M_STATUS: $M_CMD" >&2
-      tail -n 5 -- "$err" >&2 || true
-      FAILURES=$((FAILURES + 1))
-      break
-    fi
-    times+=("$RUN_S")
-    peaks+=("$RUN_KB")
-  done
-  if [[ $M_STATUS == ok ]]; then
+# Commands of a scenario are measured in rounds, one run of each per round (tool,
+# baseline, tool, baseline, ...), so that a host getting busier or quieter during
+# the scenario moves both sides of a ratio alike.
+#
+# run_into KEY NAME CMD... : one run of CMD, its time and peak added to KEY's; a
+# failed run ends KEY's runs (later calls for KEY do nothing).
+declare -A ACC_TIMES=() ACC_PEAKS=() ACC_STATUS=() ACC_CMD=()
+run_into() {
+  local key=$1 name=$2
+  shift 2
+  local err="$WORK/stderr.txt"
+  ACC_CMD[$key]=$(printf '%q ' "$@")
+  [[ ${ACC_STATUS[$key]:-ok} == ok ]] || return 0
+  ACC_STATUS[$key]=ok
+  fresh_start
+  run_once "$err" "$@"
+  cp -f -- "$WORK/stdout.txt" "$WORK/stdout_$key.txt"
+  if ((RUN_RC != 0)); then
+    ACC_STATUS[$key]=$([[ $RUN_RC == 124 || $RUN_RC == 137 ]] && echo timeout || echo "failed (exit $RUN_RC)")
+    echo "run_bench.sh: $name: ${ACC_STATUS[$key]}: ${ACC_CMD[$key]}" >&2
+    tail -n 5 -- "$err" >&2 || true
+    FAILURES=$((FAILURES + 1))
+    return 0
+  fi
+  ACC_TIMES[$key]+=" $RUN_S"
+  ACC_PEAKS[$key]+=" $RUN_KB"
+}
+
+# finish_key KEY -> sets M_STATUS, M_MEDIAN, M_PEAK_KB, M_RUNS_JSON, M_CMD and forgets KEY
+finish_key() {
+  local key=$1
+  local -a times peaks
+  read -r -a times <<<"${ACC_TIMES[$key]:-}"
+  read -r -a peaks <<<"${ACC_PEAKS[$key]:-}"
+  M_STATUS=${ACC_STATUS[$key]:-ok}
+  M_CMD=${ACC_CMD[$key]:-}
+  if [[ $M_STATUS == ok && ${#times[@]} -gt 0 ]]; then
     M_MEDIAN=$(median "${times[@]}")
     M_PEAK_KB=$(max_of "${peaks[@]}")
     [[ $M_PEAK_KB == 0 ]] && M_PEAK_KB=null  # the RSS poll saw nothing (run too short)
@@ -233,6 +249,7 @@ measure() {
     M_PEAK_KB=null
     M_RUNS_JSON="[]"
   fi
+  unset "ACC_TIMES[$key]" "ACC_PEAKS[$key]" "ACC_STATUS[$key]" "ACC_CMD[$key]"
 }
 
 mb_per_s() {  # mb_per_s BYTES SECONDS
@@ -246,12 +263,13 @@ json_str() {  # JSON string literal
 }
 
 # ---------------------------------------------------------------------------------------------
-# Scenarios. Each one measures the tool and a baseline back to back and records both.
+# Scenarios. Each one measures the tool and its baselines in interleaved rounds and
+# records them.
 
 RECORDS=()
 TABLE=()
 
-record() {  # record SCENARIO LABEL INPUT INPUT_BYTES BASELINE_NAME (after two measure calls)
+record() {  # record SCENARIO LABEL INPUT INPUT_BYTES BASELINE_NAME (after finish_tool and finish_key)
   local scenario=$1 label=$2 input=$3 bytes=$4 base_name=$5
   local ratio
   ratio=$(awk -v a="$T_MEDIAN" -v b="$M_MEDIAN" \
@@ -283,18 +301,24 @@ record() {  # record SCENARIO LABEL INPUT INPUT_BYTES BASELINE_NAME (after two m
 # measure_tool NAME CMD...: like measure, but keeps the result in T_* for record, with the
 # measured slices of the summary (summed over ranks) and the memory goal they give:
 # 64 MiB + 64 bytes per measured slice.
-measure_tool() {
-  measure "$@"
+finish_tool() {  # finish_tool KEY: finish_key, kept as the tool's side (T_*)
+  finish_key "$1"
   T_STATUS=$M_STATUS T_MEDIAN=$M_MEDIAN T_PEAK_KB=$M_PEAK_KB T_RUNS_JSON=$M_RUNS_JSON T_CMD=$M_CMD
-  T_SLICES=$(grep -o '"measured_slices": *[0-9]*' "$WORK/stdout.txt" | awk -F: '{s += $2} END {print s + 0}')
+  T_SLICES=$({ grep -o '"measured_slices": *[0-9]*' "$WORK/stdout_$1.txt" 2>/dev/null || true; } |
+    awk -F: '{s += $2} END {print s + 0}')
   T_BUDGET_KB=$(awk -v n="$T_SLICES" 'BEGIN {printf "%d", 65536 + 64 * n / 1024}')
 }
 
 scenario_json() {  # scenario_json SIZE_MB
   local in
   in=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json" --size-mb "$1")
-  measure_tool "json ${1}MB" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
-  measure "parse_floor ${1}MB" "$FLOOR" "$in"
+  local i
+  for ((i = 0; i < RUNS; i++)); do
+    run_into tool "json ${1}MB" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
+    run_into floor "parse_floor ${1}MB" "$FLOOR" "$in"
+  done
+  finish_tool tool
+  finish_key floor
   record json "json ${1}MB" "$in" "$(file_bytes "$in")" parse_floor
 }
 
@@ -302,30 +326,40 @@ scenario_gzip() {  # scenario_gzip SIZE_MB; MB/s counts the uncompressed JSON
   local in json
   json=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json" --size-mb "$1")
   in=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json.gz" --size-mb "$1")
-  measure_tool "gzip ${1}MB" "$TOOL" "$in" -o "$WORK/out.json.gz" --overwrite
-  # shellcheck disable=SC2016  # expanded by the inner bash
-  measure "zcat|gzip -1 ${1}MB" bash -c 'set -o pipefail; zcat -- "$1" | gzip -1 > "$2"' _ \
-    "$in" "$WORK/floor.json.gz"
+  local i
+  for ((i = 0; i < RUNS; i++)); do
+    run_into tool "gzip ${1}MB" "$TOOL" "$in" -o "$WORK/out.json.gz" --overwrite
+    # shellcheck disable=SC2016  # expanded by the inner bash
+    run_into zcat "zcat|gzip -1 ${1}MB" bash -c 'set -o pipefail; zcat -- "$1" | gzip -1 > "$2"' _ \
+      "$in" "$WORK/floor.json.gz"
+  done
+  finish_tool tool
+  finish_key zcat
   record gzip "gzip ${1}MB" "$in" "$(file_bytes "$json")" "zcat | gzip -1"
 }
 
 scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
-  local dir
+  local dir i
   dir=$(gen_pp "$1")
-  measure_tool "merge ${1}MB" "$TOOL" "$dir" --merge-pp-ranks --threads "$THREADS" \
-    -o "$WORK/merged.json" --overwrite
-  # shellcheck disable=SC2016  # expanded by the inner bash
-  # Each rank to its own output, as a user would (and as the merge writes all of them).
-  measure "4 ranks one by one ${1}MB" bash -c \
-    'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" -o "$3/one_$(basename "$f")"; done' _ \
-    "$dir" "$TOOL" "$WORK"
+  for ((i = 0; i < RUNS; i++)); do
+    run_into merge "merge ${1}MB" "$TOOL" "$dir" --merge-pp-ranks --threads "$THREADS" \
+      -o "$WORK/merged.json" --overwrite
+    # Each rank to its own output, as a user would (and as the merge writes all of them).
+    # shellcheck disable=SC2016  # expanded by the inner bash
+    run_into ranks "4 ranks one by one ${1}MB" bash -c \
+      'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" -o "$3/one_$(basename "$f")"; done' _ \
+      "$dir" "$TOOL" "$WORK"
+    # For reference: one rank at a time on one thread each (single runs use all
+    # cores by default, which the row above compares against).
+    # shellcheck disable=SC2016  # expanded by the inner bash
+    run_into ranks1 "4 ranks one by one, 1 thread ${1}MB" bash -c \
+      'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" --threads 1 -o "$3/one_$(basename "$f")"; done' _ \
+      "$dir" "$TOOL" "$WORK"
+  done
+  finish_tool merge
+  finish_key ranks
   record merge "merge 4 ranks ${1}MB" "$dir" "$(dir_json_bytes "$dir")" "4 ranks one by one"
-  # For reference: the same merge against one rank at a time on one thread each
-  # (single runs use all cores by default, which the row above compares against).
-  # shellcheck disable=SC2016  # expanded by the inner bash
-  measure "4 ranks one by one, 1 thread ${1}MB" bash -c \
-    'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" --threads 1 -o "$3/one_$(basename "$f")"; done' _ \
-    "$dir" "$TOOL" "$WORK"
+  finish_key ranks1
   record merge_vs_one_thread "merge 4 ranks ${1}MB" "$dir" "$(dir_json_bytes "$dir")" \
     "one by one, --threads 1"
 }
@@ -333,8 +367,13 @@ scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
 scenario_shape() {  # scenario_shape SHAPE COUNT
   local in
   in=$(gen_single "${1}_n${2}_seed${SEED}_f${GEN_FORMAT}.json" --shape "$1" --count "$2")
-  measure_tool "$1 n=$2" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
-  measure "parse_floor $1 n=$2" "$FLOOR" "$in"
+  local i
+  for ((i = 0; i < RUNS; i++)); do
+    run_into tool "$1 n=$2" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
+    run_into floor "parse_floor $1 n=$2" "$FLOOR" "$in"
+  done
+  finish_tool tool
+  finish_key floor
   record "shape:$1" "$1 n=$2" "$in" "$(file_bytes "$in")" parse_floor
 }
 
