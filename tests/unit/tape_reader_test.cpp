@@ -5,8 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -14,12 +12,9 @@
 
 #include "index/index_pass.h"
 #include "json/event_parser.h"
-#include "source/byte_source.h"
 #include "source/trace_input.h"
-#include "tokenizer/trace_tokenizer.h"
+#include "support/fixture_events.h"
 #include "tracecompact/error.h"
-
-namespace fs = std::filesystem;
 
 namespace tracecompact {
 namespace {
@@ -82,22 +77,6 @@ bool check_alike(const std::string& event) {
   return quickly;
 }
 
-std::vector<std::string> events_of(const std::string& trace) {
-  std::vector<std::string> events;
-  MemorySource source(trace);
-  TraceTokenizer tokenizer(source, 4096);
-  try {
-    for (;;) {
-      const auto item = tokenizer.next();
-      if (item.kind == TraceTokenizer::Kind::kEnd) break;
-      if (item.kind == TraceTokenizer::Kind::kEvent) events.emplace_back(item.text);
-    }
-  } catch (const Error&) {
-    // a broken fixture: the events before the fault
-  }
-  return events;
-}
-
 std::string kernel_event(const std::string& extra = "") {
   return "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void gemm<128, 64>(Params)\", \"pid\": "
          "0, "
@@ -111,14 +90,9 @@ std::string kernel_event(const std::string& extra = "") {
 
 TEST_CASE("both readers read every event of the fixtures alike") {
   size_t compared = 0, quickly = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(TRACECOMPACT_FIXTURES)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string trace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (const std::string& event : events_of(trace)) {
-      quickly += check_alike(event);
-      ++compared;
-    }
+  for (const std::string& event : testsupport::fixture_events(TRACECOMPACT_FIXTURES)) {
+    quickly += check_alike(event);
+    ++compared;
   }
   CHECK(compared > 1000);
   CHECK(quickly > compared * 9 / 10);  // the quick reader does take the usual events

@@ -3,15 +3,11 @@
 // parse when a key spelled with escapes comes before that.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "source/byte_source.h"
-#include "tokenizer/trace_tokenizer.h"
-#include "tracecompact/error.h"
+#include "support/fixture_events.h"
 #include "writer/top_level_fields.h"
 
 namespace tracecompact {
@@ -42,22 +38,6 @@ void check_alike(const std::string& event) {
   INFO(event);
   for (const bool need_tid : {false, true})
     CHECK(scanned(event, need_tid, false) == scanned(event, need_tid, true));
-}
-
-std::vector<std::string> events_of(const std::string& trace) {
-  std::vector<std::string> events;
-  MemorySource source(trace);
-  TraceTokenizer tokenizer(source, 4096);
-  try {
-    for (;;) {
-      const auto item = tokenizer.next();
-      if (item.kind == TraceTokenizer::Kind::kEnd) break;
-      if (item.kind == TraceTokenizer::Kind::kEvent) events.emplace_back(item.text);
-    }
-  } catch (const Error&) {
-    // a broken fixture: the events before the fault
-  }
-  return events;
 }
 
 // Random events: keys the scan looks for and others, in any order, some
@@ -146,14 +126,9 @@ class EventMaker {
 
 TEST_CASE("the block scan and the byte scan find the same spans in every fixture event") {
   size_t compared = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(TRACECOMPACT_FIXTURES)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    const std::string trace((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (const std::string& event : events_of(trace)) {
-      check_alike(event);
-      ++compared;
-    }
+  for (const std::string& event : testsupport::fixture_events(TRACECOMPACT_FIXTURES)) {
+    check_alike(event);
+    ++compared;
   }
   CHECK(compared > 1000);
 }
