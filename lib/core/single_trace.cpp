@@ -1,13 +1,12 @@
 #include "core/single_trace.h"
 
-#include <future>
-#include <thread>
+#include <optional>
 
 #include "index/index_pass.h"
 #include "index/trace_metadata.h"
 #include "plan/compaction_plan.h"
 #include "tracecompact/tracecompact.h"
-#include "util/helper_thread.h"
+#include "util/task_beside.h"
 #include "util/thread_policy.h"
 #include "writer/json_writer.h"
 #include "writer/rank_events.h"
@@ -47,20 +46,8 @@ struct SingleTraceJob::State {
   // The PP arrows are written last: with workers they are drawn (from blocks
   // built with the plan) on a thread of their own while pass 2 writes the events
   // (the write is mostly waiting on the disk by then), else when pass 2 asks.
-  std::packaged_task<PPArrowResult()> draw_arrows;
-  std::future<PPArrowResult> arrows;
-  std::thread arrows_thread;
+  std::optional<TaskBeside<PPArrowResult>> arrows;
   SingleTraceOutcome outcome;
-
-  ~State() {
-    if (arrows_thread.joinable()) arrows_thread.join();
-  }
-  PPArrowResult take_arrows() {
-    if (!arrows_thread.joinable()) draw_arrows();
-    PPArrowResult result = arrows.get();
-    if (arrows_thread.joinable()) arrows_thread.join();
-    return result;
-  }
 };
 
 SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsigned threads)
@@ -79,13 +66,11 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   state_->plan->append_pp_annotations(pp_annotations);
   // The blocks here, where the plan's own temporaries are gone: their memory
   // peak must not add to pass 2's buffers. The drawing is what takes the time.
-  state_->draw_arrows = std::packaged_task<PPArrowResult()>(
-      [blocks =
-           build_pp_blocks(std::move(pp_annotations), state_->plan->pp_lane_sets())]() mutable {
-        return draw_pp_arrows(std::move(blocks), false, kFirstPPFlowId);
-      });
-  state_->arrows = state_->draw_arrows.get_future();
-  if (workers_ > 0) state_->arrows_thread = start_helper_thread(std::ref(state_->draw_arrows));
+  state_->arrows.emplace([blocks = build_pp_blocks(std::move(pp_annotations),
+                                                   state_->plan->pp_lane_sets())]() mutable {
+    return draw_pp_arrows(std::move(blocks), false, kFirstPPFlowId);
+  });
+  if (workers_ > 0) state_->arrows->start();
   if (timer_) timer_->mark("plan");
 }
 
@@ -108,7 +93,7 @@ SingleTraceOutcome SingleTraceJob::write(ByteSink& sink) {
     const RankWriteStats stats = write_rank_events(input, plan, nullptr, workers_, out);
     outcome.flow_endpoints_mapped = stats.flow_endpoints_mapped;
     write_plan_events(plan, nullptr, workers_, out);
-    const PPArrowResult arrows = state_->take_arrows();
+    const PPArrowResult& arrows = state_->arrows->result();
     outcome.local_flows.counts = arrows.counts;
     write_pp_arrows(
         arrows, [&](int64_t) { return outcome.local_flows.pp_rank; }, workers_, out);

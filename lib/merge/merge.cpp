@@ -7,7 +7,6 @@
 #include <future>
 #include <map>
 #include <memory>
-#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -20,6 +19,7 @@
 #include "plan/compaction_plan.h"
 #include "util/helper_thread.h"
 #include "util/phase_timer.h"
+#include "util/task_beside.h"
 #include "util/thread_policy.h"
 #include "verify/verifier.h"
 #include "writer/rank_events.h"
@@ -150,14 +150,28 @@ void align_and_layout(std::vector<Rank>& ranks, std::vector<Rank*>& pp_order, in
 // them), as a single trace does.
 class MergedArrows {
  public:
-  MergedArrows(const std::vector<Rank*>& pp_order, bool draw_beside) : draw_beside_(draw_beside) {
+  MergedArrows(const std::vector<Rank*>& pp_order, bool draw_beside)
+      : draw_beside_(draw_beside), drawing_(drawing(pp_order, pp_rank_of_pid_)) {}
+
+  void start_drawing() {
+    if (draw_beside_) drawing_.start();
+  }
+  // Waits for the drawing (or draws now); rethrows what the drawing threw.
+  const PPArrowResult& result() { return drawing_.result(); }
+  int64_t pp_rank_of(int64_t merged_pid) const { return pp_rank_of_pid_.at(merged_pid); }
+
+ private:
+  // The drawing over every rank's PP annotations, which own their blocks; notes
+  // each merged pid's PP rank on the way.
+  static std::packaged_task<PPArrowResult()> drawing(
+      const std::vector<Rank*>& pp_order, std::unordered_map<int64_t, int64_t>& pp_rank_of_pid) {
     PPAnnotationList annotations;
     size_t total = 0;
     for (const Rank* rank : pp_order) total += rank->plan->pp_annotation_count();
     annotations.items.reserve(total);
     PPLaneSets lanes;
     for (const Rank* rank : pp_order) {
-      for (const auto& [old_pid, new_pid] : rank->pid_map) pp_rank_of_pid_[new_pid] = rank->pp_rank;
+      for (const auto& [old_pid, new_pid] : rank->pid_map) pp_rank_of_pid[new_pid] = rank->pp_rank;
       rank->plan->append_pp_annotations(annotations, rank->offset_us, &rank->pid_map);
       const PPLaneSets rank_lanes = rank->plan->pp_lane_sets();
       for (const auto& key : rank_lanes.main_compute)
@@ -165,41 +179,15 @@ class MergedArrows {
       for (const auto& key : rank_lanes.unshard)
         lanes.unshard.insert({rank->pid_map.at(key.pid), key.tid});
     }
-    draw_ = std::packaged_task<PPArrowResult()>(
+    return std::packaged_task<PPArrowResult()>(
         [blocks = build_pp_blocks(std::move(annotations), lanes)]() mutable {
           return draw_pp_arrows(std::move(blocks), true, kFirstPPFlowId);
         });
-    drawn_ = draw_.get_future();
   }
-  // Starts the drawing on its own thread (when there are threads to spare).
-  void start_drawing() {
-    if (draw_beside_ && !thread_.joinable() && !result_)
-      thread_ = start_helper_thread(std::ref(draw_));
-  }
-  ~MergedArrows() {
-    if (thread_.joinable()) thread_.join();
-  }
-  MergedArrows(const MergedArrows&) = delete;
-  MergedArrows& operator=(const MergedArrows&) = delete;
 
-  // Waits for the drawing (or draws now); rethrows what the drawing threw.
-  const PPArrowResult& result() {
-    if (!result_) {
-      if (!thread_.joinable()) draw_();
-      result_ = drawn_.get();
-      if (thread_.joinable()) thread_.join();
-    }
-    return *result_;
-  }
-  int64_t pp_rank_of(int64_t merged_pid) const { return pp_rank_of_pid_.at(merged_pid); }
-
- private:
   const bool draw_beside_;
-  std::unordered_map<int64_t, int64_t> pp_rank_of_pid_;
-  std::packaged_task<PPArrowResult()> draw_;
-  std::future<PPArrowResult> drawn_;
-  std::thread thread_;
-  std::optional<PPArrowResult> result_;
+  std::unordered_map<int64_t, int64_t> pp_rank_of_pid_;  // before drawing_, which fills it
+  TaskBeside<PPArrowResult> drawing_;
 };
 
 void write_process_metadata(const Rank& rank, JsonOut& out) {
