@@ -67,32 +67,15 @@ namespace {
 
 enum class BlockScan { kFound, kByBytes, kFailed };
 
-struct HeadMasks {
-  uint64_t quote, backslash, colon, open, close;
-};
-
-inline HeadMasks head_masks(const char* p) {
-  const __m256i quote = _mm256_set1_epi8('"');
-  const __m256i backslash = _mm256_set1_epi8('\\');
+// Colons of a 64-byte block (the structure scanner's masks have the rest).
+inline uint64_t colon_bits(const char* p) {
   const __m256i colon = _mm256_set1_epi8(':');
-  const __m256i open = _mm256_set1_epi8('{');   // '[' | 0x20 == '{'
-  const __m256i close = _mm256_set1_epi8('}');  // ']' | 0x20 == '}'
-  const __m256i case_bit = _mm256_set1_epi8(0x20);
-  HeadMasks m{};
-  for (int half = 0; half < 2; ++half) {
-    const __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * half));
-    const __m256i folded = _mm256_or_si256(block, case_bit);
-    auto bits = [](__m256i hits) {
-      return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(hits)));
-    };
-    const int shift = 32 * half;
-    m.quote |= bits(_mm256_cmpeq_epi8(block, quote)) << shift;
-    m.backslash |= bits(_mm256_cmpeq_epi8(block, backslash)) << shift;
-    m.colon |= bits(_mm256_cmpeq_epi8(block, colon)) << shift;
-    m.open |= bits(_mm256_cmpeq_epi8(folded, open)) << shift;
-    m.close |= bits(_mm256_cmpeq_epi8(folded, close)) << shift;
-  }
-  return m;
+  auto bits = [&](const char* half) {
+    const __m256i block = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(half));
+    return static_cast<uint64_t>(
+        static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(block, colon))));
+  };
+  return bits(p) | bits(p + 32) << 32;
 }
 
 // The slot of the key whose closing quote precedes the ':' at `colon`, or null.
@@ -141,7 +124,8 @@ BlockScan locate_by_blocks(std::string_view text, TopLevelFields& fields, bool n
   bool in_string = false;
   int64_t depth = 0;
   for (size_t block = 0; block < n; block += 64) {
-    const HeadMasks m = head_masks(p + block);
+    const scan_detail::BlockMasks m = scan_detail::block_masks(p + block);
+    const uint64_t colon = colon_bits(p + block);
     const uint64_t valid = n - block >= 64 ? ~uint64_t{0} : (uint64_t{1} << (n - block)) - 1;
     if (m.backslash & valid) return BlockScan::kByBytes;
     const uint64_t inside =
@@ -164,7 +148,7 @@ BlockScan locate_by_blocks(std::string_view text, TopLevelFields& fields, bool n
       }
       return true;
     };
-    for (uint64_t colons = m.colon & outside; colons; colons &= colons - 1) {
+    for (uint64_t colons = colon & outside; colons; colons &= colons - 1) {
       const uint64_t colon_bit = colons & (~colons + 1);
       if (!apply_brackets(colon_bit)) return BlockScan::kFound;  // the event ended
       if (depth != 1) continue;
