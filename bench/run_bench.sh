@@ -309,17 +309,22 @@ finish_tool() {  # finish_tool KEY: finish_key, kept as the tool's side (T_*)
   T_BUDGET_KB=$(awk -v n="$T_SLICES" 'BEGIN {printf "%d", 65536 + 64 * n / 1024}')
 }
 
-scenario_json() {  # scenario_json SIZE_MB
-  local in
-  in=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json" --size-mb "$1")
-  local i
+# against_floor SCENARIO LABEL INPUT: the tool on a JSON file against the parse floor.
+against_floor() {
+  local scenario=$1 label=$2 in=$3 i
   for ((i = 0; i < RUNS; i++)); do
-    run_into tool "json ${1}MB" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
-    run_into floor "parse_floor ${1}MB" "$FLOOR" "$in"
+    run_into tool "$label" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
+    run_into floor "parse_floor $label" "$FLOOR" "$in"
   done
   finish_tool tool
   finish_key floor
-  record json "json ${1}MB" "$in" "$(file_bytes "$in")" parse_floor
+  record "$scenario" "$label" "$in" "$(file_bytes "$in")" parse_floor
+}
+
+scenario_json() {  # scenario_json SIZE_MB
+  local in
+  in=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json" --size-mb "$1")
+  against_floor json "json ${1}MB" "$in"
 }
 
 scenario_gzip() {  # scenario_gzip SIZE_MB; MB/s counts the uncompressed JSON
@@ -367,14 +372,7 @@ scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
 scenario_shape() {  # scenario_shape SHAPE COUNT
   local in
   in=$(gen_single "${1}_n${2}_seed${SEED}_f${GEN_FORMAT}.json" --shape "$1" --count "$2")
-  local i
-  for ((i = 0; i < RUNS; i++)); do
-    run_into tool "$1 n=$2" "$TOOL" "$in" -o "$WORK/out.json" --overwrite
-    run_into floor "parse_floor $1 n=$2" "$FLOOR" "$in"
-  done
-  finish_tool tool
-  finish_key floor
-  record "shape:$1" "$1 n=$2" "$in" "$(file_bytes "$in")" parse_floor
+  against_floor "shape:$1" "$1 n=$2" "$in"
 }
 
 scaled() { awk -v n="$1" -v f="$SHAPE_SCALE" 'BEGIN {v = int(n * f); print (v < 1 ? 1 : v)}'; }
