@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "json/number_format.h"
+#include "json/whitespace.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
@@ -36,9 +37,7 @@ const char* json_kind_name(JsonKind kind) {
 namespace json {
 
 std::string_view trim_token(std::string_view token) {
-  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
-                            token.back() == '\t'))
-    token.remove_suffix(1);
+  while (!token.empty() && is_json_whitespace(token.back())) token.remove_suffix(1);
   return token;
 }
 

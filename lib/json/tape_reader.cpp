@@ -9,6 +9,7 @@
 
 #include "json/canonical_members.h"
 #include "json/number_format.h"
+#include "json/whitespace.h"
 
 namespace tracecompact {
 namespace {
@@ -23,13 +24,9 @@ constexpr size_t kLargestEvent = size_t{64} << 10;
 // (json::kMaxDepth) and reports it.
 constexpr size_t kDeepestEvent = 64;
 
-bool is_space(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
 // Just past the scalar (number or literal) that starts at `at`.
 size_t scalar_end(std::string_view text, size_t at) {
-  while (at < text.size() && !is_space(text[at]) && text[at] != ',' && text[at] != '}' &&
+  while (at < text.size() && !is_json_whitespace(text[at]) && text[at] != ',' && text[at] != '}' &&
          text[at] != ']')
     ++at;
   return at;
@@ -74,7 +71,7 @@ class MemberFinder {
 
  private:
   void skip_space(size_t& i) const {
-    while (i < text_.size() && is_space(text_[i])) ++i;
+    while (i < text_.size() && is_json_whitespace(text_[i])) ++i;
   }
   // Past the closing quote of the string whose opening quote is at i.
   bool skip_string(size_t& i) const {
@@ -164,10 +161,10 @@ bool find_only_key(std::string_view text, std::string_view quoted_key, std::stri
   for_each_candidate(text, quoted_key, [&](size_t at) {
     if (text.compare(at, quoted_key.size(), quoted_key) != 0) return;
     size_t p = at + quoted_key.size();
-    while (p < text.size() && is_space(text[p])) ++p;
+    while (p < text.size() && is_json_whitespace(text[p])) ++p;
     if (p == text.size() || text[p] != ':') return;  // a string value, not a key
     ++p;
-    while (p < text.size() && is_space(text[p])) ++p;
+    while (p < text.size() && is_json_whitespace(text[p])) ++p;
     const size_t end = scalar_end(text, p);
     if (!value.empty() || end == p) ambiguous = true;
     value = text.substr(p, end - p);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "index/trace_index.h"
+#include "json/whitespace.h"
 #include "source/byte_source.h"
 #include "tokenizer/structure_scanner.h"
 
@@ -67,14 +68,13 @@ template <typename Visit>
 void for_each_event(const EventSegment& segment, const std::string& input_name, Visit visit) {
   const char* data = segment.bytes.data();
   const size_t size = segment.size;
-  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
   size_t at = 0;
   for (uint64_t k = 0; k < segment.event_count; ++k) {
     if (k > 0) {  // separators: whitespace, one ',', whitespace
-      while (at < size && is_space(data[at])) ++at;
+      while (at < size && is_json_whitespace(data[at])) ++at;
       if (at == size || data[at] != ',') fail_segment_changed(input_name);
       ++at;
-      while (at < size && is_space(data[at])) ++at;
+      while (at < size && is_json_whitespace(data[at])) ++at;
     }
     if (at == size || data[at] != '{') fail_segment_changed(input_name);
     ScanState state;
@@ -84,9 +84,9 @@ void for_each_event(const EventSegment& segment, const std::string& input_name, 
     at = end;
   }
   // What follows the last event up to the next segment: its separator.
-  while (at < size && is_space(data[at])) ++at;
+  while (at < size && is_json_whitespace(data[at])) ++at;
   if (at < size && data[at] == ',') ++at;
-  while (at < size && is_space(data[at])) ++at;
+  while (at < size && is_json_whitespace(data[at])) ++at;
   if (at != size) fail_segment_changed(input_name);
 }
 

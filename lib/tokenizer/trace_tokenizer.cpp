@@ -6,15 +6,12 @@
 #include <immintrin.h>
 #endif
 
+#include "json/whitespace.h"
 #include "tokenizer/structure_scanner.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
 namespace {
-
-inline bool is_whitespace(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
 
 // The next '"' or '\\' at or after i, or `end`.
 inline size_t find_quote_or_backslash(const char* data, size_t i, size_t end) {
@@ -158,7 +155,7 @@ bool TraceTokenizer::fill(size_t keep_from) {
 
 bool TraceTokenizer::skip_whitespace() {
   for (;;) {
-    while (position_ < end_ && is_whitespace(buffer_[position_])) ++position_;
+    while (position_ < end_ && is_json_whitespace(buffer_[position_])) ++position_;
     if (position_ < end_) return true;
     if (!fill(position_)) return false;
   }
@@ -222,7 +219,7 @@ std::string_view TraceTokenizer::scan_value(size_t& start) {
         continue;
       }
       const char c = buffer_[i];
-      if (c == ',' || c == '}' || c == ']' || is_whitespace(c)) break;
+      if (c == ',' || c == '}' || c == ']' || is_json_whitespace(c)) break;
       ++i;
     }
   }

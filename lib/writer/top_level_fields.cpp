@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "json/whitespace.h"
 #include "tokenizer/structure_scanner.h"
 
 #ifdef __AVX2__
@@ -12,12 +13,8 @@
 namespace tracecompact {
 namespace {
 
-inline bool is_space(char c) {
-  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
-}
-
 size_t skip_space(std::string_view text, size_t i) {
-  while (i < text.size() && is_space(text[i])) ++i;
+  while (i < text.size() && is_json_whitespace(text[i])) ++i;
   return i;
 }
 
@@ -45,7 +42,7 @@ size_t value_end(std::string_view text, size_t i) {
     ScanState state;
     return scan_to_value_end(text.data(), i, text.size(), state);
   }
-  while (i < text.size() && text[i] != ',' && text[i] != '}' && !is_space(text[i])) ++i;
+  while (i < text.size() && text[i] != ',' && text[i] != '}' && !is_json_whitespace(text[i])) ++i;
   return i;
 }
 
@@ -82,7 +79,7 @@ inline uint64_t colon_bits(const char* p) {
 // Without backslashes the key is the text back to the quote before it.
 FieldSpan* key_slot(const char* p, size_t colon, TopLevelFields& fields) {
   size_t q = colon - 1;  // the key's closing quote, after optional whitespace
-  while (q > 0 && is_space(p[q])) --q;
+  while (q > 0 && is_json_whitespace(p[q])) --q;
   if (q < 4 || p[q] != '"') return nullptr;
   if (p[q - 3] == '"') {  // two letters
     const char a = p[q - 2], b = p[q - 1];
@@ -110,7 +107,7 @@ size_t scalar_value_end(const char* p, size_t at, size_t n) {
     return 0;
   }
   size_t i = at;
-  while (i < n && p[i] != ',' && p[i] != '}' && p[i] != ']' && !is_space(p[i])) ++i;
+  while (i < n && p[i] != ',' && p[i] != '}' && p[i] != ']' && !is_json_whitespace(p[i])) ++i;
   return i;
 }
 
@@ -157,7 +154,7 @@ BlockScan locate_by_blocks(std::string_view text, TopLevelFields& fields, bool n
       if (!slot) continue;
       if (slot->found) return BlockScan::kFailed;  // repeated: for a real parse
       size_t value = at + 1;
-      while (value < n && is_space(p[value])) ++value;
+      while (value < n && is_json_whitespace(p[value])) ++value;
       if (value >= n) return BlockScan::kByBytes;
       const size_t end = scalar_value_end(p, value, n);
       if (end == 0) return BlockScan::kByBytes;

@@ -1,0 +1,11 @@
+// JSON's insignificant whitespace (RFC 8259: space, tab, line feed, carriage
+// return), for the scanners that step over it by hand.
+#pragma once
+
+namespace tracecompact {
+
+inline bool is_json_whitespace(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+}  // namespace tracecompact
