@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+
 #include "util/helper_thread.h"
+#include "util/outsized_buffer.h"
 
 namespace tracecompact {
 
@@ -57,7 +59,7 @@ void WriteBehindSink::adopt(std::vector<char>& bytes, size_t begin, size_t end) 
   if (blocks_[submitted_ % blocks_.size()].size > 0) submit_current();  // what came before
   Block& block = blocks_[submitted_ % blocks_.size()];
   // Storage left outsized by a huge event is not passed on to be kept.
-  if (block.bytes.size() > 4 * block_size_) std::vector<char>().swap(block.bytes);
+  drop_if_outsized(block.bytes, block_size_);
   block.bytes.swap(bytes);
   block.begin = begin;
   block.size = end;

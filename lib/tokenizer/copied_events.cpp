@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "util/outsized_buffer.h"
+
 namespace tracecompact {
 namespace {
 
@@ -29,8 +31,7 @@ bool CopiedEvents::add(std::string_view event, uint64_t index, uint64_t offset) 
 void CopiedEvents::clear() {
   used_ = 0;
   events_.clear();
-  // A huge event grew the buffer; do not keep that for the rest of the run.
-  if (text_.size() > 4 * kBatchBytes) std::vector<char>().swap(text_);
+  drop_if_outsized(text_, kBatchBytes);
 }
 
 }  // namespace tracecompact

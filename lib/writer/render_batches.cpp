@@ -4,13 +4,13 @@
 #include <cstring>
 
 #include "tracecompact/error.h"
+#include "util/outsized_buffer.h"
 
 namespace tracecompact {
 
 void RenderBatch::clear() {
   segment.clear();
-  // A huge event grew the buffer; do not keep that for the rest of the run.
-  if (segment.bytes.size() > 4 * TraceIndex::kSegmentBytes) std::vector<char>().swap(segment.bytes);
+  drop_if_outsized(segment.bytes, TraceIndex::kSegmentBytes);
   actions.clear();
   output_size = 0;
   id_holes.clear();
