@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace tracecompact {
 namespace {
@@ -11,6 +12,45 @@ namespace {
 constexpr double kPowersOfTen[] = {1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7, 1e8,
                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
 constexpr uint64_t kExactIntegers = uint64_t{1} << 53;  // every integer below is a double
+
+// k / 1000 as "<k / 1000>[.<up to three digits, trailing zeros dropped>]".
+char* write_thousandths(uint64_t k, char* out) {
+  out = std::to_chars(out, out + 20, k / 1000).ptr;
+  const unsigned thousandths = static_cast<unsigned>(k % 1000);
+  if (thousandths != 0) {
+    *out++ = '.';
+    const char digits[3] = {static_cast<char>('0' + thousandths / 100),
+                            static_cast<char>('0' + thousandths / 10 % 10),
+                            static_cast<char>('0' + thousandths % 10)};
+    size_t kept = 3;
+    while (digits[kept - 1] == '0') --kept;
+    for (size_t d = 0; d < kept; ++d) *out++ = digits[d];
+  }
+  return out;
+}
+
+// The thousandths a token "digits[.d[d[d]]]" spells (no sign, no leading zero,
+// no exponent), if below 2^53; else nullopt.
+std::optional<uint64_t> read_thousandths(std::string_view token) {
+  constexpr uint64_t kScale[] = {1000, 100, 10, 1};
+  const size_t n = token.size();
+  size_t i = 0;
+  uint64_t whole = 0;
+  while (i < n && i < 14 && token[i] >= '0' && token[i] <= '9')
+    whole = whole * 10 + static_cast<uint64_t>(token[i++] - '0');
+  if (i == 0 || (token[0] == '0' && i > 1)) return std::nullopt;
+  uint64_t fraction = 0;
+  size_t decimals = 0;
+  if (i < n) {
+    if (token[i++] != '.') return std::nullopt;
+    for (; i < n && decimals < 3 && token[i] >= '0' && token[i] <= '9'; ++i, ++decimals)
+      fraction = fraction * 10 + static_cast<uint64_t>(token[i] - '0');
+    if (i != n || decimals == 0) return std::nullopt;
+  }
+  const uint64_t k = whole * 1000 + fraction * kScale[decimals];
+  if (k >= kExactIntegers) return std::nullopt;
+  return k;
+}
 
 }  // namespace
 
@@ -53,24 +93,33 @@ char* write_round_trip(double value, char* first, char* last) {
       !(value == 0 && std::signbit(value))) {
     const int64_t k = std::llround(scaled);
     if (static_cast<double>(k) / 1000.0 == value && last - first >= 24) {
-      uint64_t magnitude = static_cast<uint64_t>(k < 0 ? -k : k);
       char* out = first;
       if (k < 0) *out++ = '-';
-      out = std::to_chars(out, last, magnitude / 1000).ptr;
-      unsigned thousandths = static_cast<unsigned>(magnitude % 1000);
-      if (thousandths != 0) {
-        *out++ = '.';
-        const char digits[3] = {static_cast<char>('0' + thousandths / 100),
-                                static_cast<char>('0' + thousandths / 10 % 10),
-                                static_cast<char>('0' + thousandths % 10)};
-        size_t kept = 3;
-        while (digits[kept - 1] == '0') --kept;
-        for (size_t d = 0; d < kept; ++d) *out++ = digits[d];
-      }
-      return out;
+      return write_thousandths(static_cast<uint64_t>(k < 0 ? -k : k), out);
     }
   }
   return std::to_chars(first, last, value).ptr;
+}
+
+TimestampShift TimestampShift::from_nanoseconds(uint64_t nanoseconds) {
+  TimestampShift shift;
+  shift.offset_us = static_cast<double>(nanoseconds) / 1000.0;
+  shift.exact = nanoseconds < kExactIntegers;
+  shift.offset_ns = shift.exact ? nanoseconds : 0;
+  return shift;
+}
+
+char* write_shifted_timestamp(std::string_view token, const TimestampShift& shift, char* first) {
+  if (!shift.exact) return nullptr;
+  const auto k = read_thousandths(token);
+  if (!k || *k + shift.offset_ns >= kExactIntegers) return nullptr;
+  // k and k + offset_ns are exact doubles, and each quotient by 1000.0 is the
+  // double nearest its decimal: the first is what reading the token gives,
+  // the second what reading the printed sum gives. They must meet the float sum.
+  const double sum = static_cast<double>(*k) / 1000.0 + shift.offset_us;
+  const uint64_t shifted = *k + shift.offset_ns;
+  if (static_cast<double>(shifted) / 1000.0 != sum) return nullptr;
+  return write_thousandths(shifted, first);
 }
 
 std::string format_double(double value) {

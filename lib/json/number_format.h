@@ -24,6 +24,23 @@ double read_number_token(std::string_view token);
 // as timestamps in microseconds with nanosecond digits are. Returns the end.
 char* write_round_trip(double value, char* first, char* last);
 
+// A merge's time shift by a whole number of nanoseconds (spec 11: ts + offset,
+// offset = nanoseconds / 1000.0).
+struct TimestampShift {
+  double offset_us = 0;  // nanoseconds / 1000.0, as the sum is computed
+  uint64_t offset_ns = 0;
+  bool exact = false;  // offset_ns holds the nanoseconds (below 2^53)
+  static TimestampShift from_nanoseconds(uint64_t nanoseconds);
+};
+
+// Writes `token` + shift.offset_us for the usual spelling of a timestamp
+// (non-negative, at most three decimals), adding whole nanoseconds instead of
+// reading and printing a double: the text reads back as the very double that
+// the float sum gives. Returns nullptr ("take the general path") for anything
+// else, or where the sum rounds away from the exact decimal. `first` has room
+// for 24 characters.
+char* write_shifted_timestamp(std::string_view token, const TimestampShift& shift, char* first);
+
 // True for a token in JSON's number grammar with at most 15 digits before and 15
 // after the point and no exponent: always a finite double, so a validator may take
 // it as it stands. False says only "look closer" (exponents, long or bad tokens).

@@ -37,7 +37,7 @@ struct Rank {
   std::unique_ptr<CompactionPlan> plan;
   int64_t global_rank = 0;
   int64_t pp_rank = 0;
-  double offset_us = 0;
+  TimestampShift shift;                          // (base - min base) ns, applied as / 1000.0 µs
   std::vector<int64_t> ordered_pids;             // non-GPU pids, then GPU pids
   std::unordered_map<int64_t, int64_t> pid_map;  // old pid -> merged pid
   std::unordered_set<int64_t> gpu_pids;
@@ -126,7 +126,9 @@ void align_and_layout(std::vector<Rank>& ranks, std::vector<Rank*>& pp_order, in
   base_ns = *ranks.front().metadata.base_time_ns;
   for (const auto& rank : ranks) base_ns = std::min(base_ns, *rank.metadata.base_time_ns);
   for (auto& rank : ranks)
-    rank.offset_us = static_cast<double>(*rank.metadata.base_time_ns - base_ns) / 1000.0;
+    // The difference of two int64 is below 2^64: exact in uint64.
+    rank.shift = TimestampShift::from_nanoseconds(
+        static_cast<uint64_t>(*rank.metadata.base_time_ns) - static_cast<uint64_t>(base_ns));
   for (auto& rank : ranks) pp_order.push_back(&rank);
   std::stable_sort(pp_order.begin(), pp_order.end(),
                    [](const Rank* a, const Rank* b) { return a->pp_rank < b->pp_rank; });
@@ -172,7 +174,7 @@ class MergedArrows {
     PPLaneSets lanes;
     for (const Rank* rank : pp_order) {
       for (const auto& [old_pid, new_pid] : rank->pid_map) pp_rank_of_pid[new_pid] = rank->pp_rank;
-      rank->plan->append_pp_annotations(annotations, rank->offset_us, &rank->pid_map);
+      rank->plan->append_pp_annotations(annotations, rank->shift.offset_us, &rank->pid_map);
       const PPLaneSets rank_lanes = rank->plan->pp_lane_sets();
       for (const auto& key : rank_lanes.main_compute)
         lanes.main_compute.insert({rank->pid_map.at(key.pid), key.tid});
@@ -242,7 +244,7 @@ void write_merge_summary(Writer& w, const std::vector<Rank>& ranks,
   w.StartObject();
   for (const auto& rank : ranks) {
     key(std::to_string(rank.global_rank));
-    w.Double(rank.offset_us);
+    w.Double(rank.shift.offset_us);
   }
   w.EndObject();
   key("pp_ranks");
@@ -292,7 +294,7 @@ void write_merged_document(std::vector<Rank>& ranks, const std::vector<Rank*>& p
     for (Rank* rank : pp_order) {
       MergeEdit edit;
       edit.pid_map = &rank->pid_map;
-      edit.ts_offset = rank->offset_us;
+      edit.ts_shift = rank->shift;
       edit.first_flow_id = static_cast<uint64_t>(rank->pp_rank + 1) * 1000000000ull;
       edit.name_prefix = "PP rank " + std::to_string(rank->pp_rank) + " | ";
       const unsigned workers = pass_workers(threads, rank->input->chunk_size());
@@ -421,7 +423,7 @@ RunResult run_merge(const MergeRequest& request) {
   if (request.verify) {
     std::vector<VerifyRank> verify_ranks;
     for (const Rank* rank : pp_order)
-      verify_ranks.push_back({rank->input.get(), &rank->pid_map, rank->offset_us});
+      verify_ranks.push_back({rank->input.get(), &rank->pid_map, rank->shift.offset_us});
     verify_merged_output(verify_ranks, request.output.path);
     timer.mark("verify");
   }

@@ -177,7 +177,7 @@ bool EventRewriter::write(std::string_view text, const EventOrigin& origin, cons
       out.integer(*edit.tid);
     } else if (f.key == "ts" && (edit.ts || (merge && f.scalar.is_number()))) {
       const double base = edit.ts ? *edit.ts : f.scalar.number;
-      write_time(out, merge ? base + merge->ts_offset : base);
+      write_time(out, merge ? base + merge->ts_shift.offset_us : base);
     } else if (f.key == "dur" && edit.dur) {
       write_time(out, *edit.dur);
     } else if (f.key == "pid" && merge && f.scalar.is_int()) {

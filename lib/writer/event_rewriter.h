@@ -13,6 +13,7 @@
 
 #include "json/event_fields.h"
 #include "json/event_parser.h"
+#include "json/number_format.h"
 #include "writer/json_writer.h"
 
 namespace tracecompact {
@@ -70,7 +71,7 @@ class NumberingFlowIdWriter final : public FlowIdWriter {
 // Edits every event of one rank gets in merge mode (spec 11).
 struct MergeEdit {
   const std::unordered_map<int64_t, int64_t>* pid_map = nullptr;
-  double ts_offset = 0;
+  TimestampShift ts_shift;
   uint64_t first_flow_id = 0;  // the rank's flow ids are numbered from here
   std::string name_prefix;     // "PP rank <r> | "
 };

@@ -49,12 +49,20 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     }
   }
   if (fields.ts.found && is_number_text(fields.ts.in(text))) {
-    const double shifted = read_number_token(fields.ts.in(text)) + merge.ts_offset;
-    if (!std::isfinite(shifted)) return false;
-    char* begin = digits_ + used_;
-    char* end = write_round_trip(shifted, begin, digits_ + sizeof digits_);
-    used_ = static_cast<size_t>(end - digits_);
-    add(fields.ts.at, fields.ts.length, std::string_view(begin, static_cast<size_t>(end - begin)));
+    const std::string_view ts = fields.ts.in(text);
+    // ts + 0.0 is ts: the rank with the earliest base keeps its tokens.
+    if (merge.ts_shift.offset_us != 0 || !is_short_plain_number(ts)) {
+      char* begin = digits_ + used_;
+      char* end = write_shifted_timestamp(ts, merge.ts_shift, begin);
+      if (!end) {
+        const double shifted = read_number_token(ts) + merge.ts_shift.offset_us;
+        if (!std::isfinite(shifted)) return false;
+        end = write_round_trip(shifted, begin, digits_ + sizeof digits_);
+      }
+      used_ = static_cast<size_t>(end - digits_);
+      add(fields.ts.at, fields.ts.length,
+          std::string_view(begin, static_cast<size_t>(end - begin)));
+    }
   }
   if (edit.tid) {
     if (!fields.tid.found) return false;

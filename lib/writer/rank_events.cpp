@@ -142,7 +142,7 @@ void write_span(const CompactionPlan& plan, const Span& span, const MergeEdit* m
       .raw(",\"tid\":")
       .integer(plan.span_tid(span))
       .raw(",\"ts\":")
-      .time(span.start + (merge ? merge->ts_offset : 0.0))
+      .time(span.start + (merge ? merge->ts_shift.offset_us : 0.0))
       .raw(",\"dur\":")
       .time(span.end - span.start)
       .raw(",\"args\":{}}");

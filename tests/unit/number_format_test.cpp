@@ -179,3 +179,64 @@ TEST_CASE("doubles are written as text that reads back as the same double") {
     REQUIRE(std::memcmp(&back, &value, sizeof back) == 0);
   }
 }
+
+namespace {
+
+// What the merge must write for ts + offset (spec 11): the float sum.
+double float_sum(std::string_view token, const TimestampShift& shift) {
+  double value = 0;
+  std::from_chars(token.data(), token.data() + token.size(), value);
+  return value + shift.offset_us;
+}
+
+}  // namespace
+
+TEST_CASE("a shifted timestamp reads back as the float sum, or is left to the general path") {
+  std::mt19937_64 random(5);
+  size_t written = 0, declined = 0;
+  for (int i = 0; i < 200000; ++i) {
+    // Microsecond timestamps with 0-3 decimals around 2^43..2^53 thousandths,
+    // where the float sum starts to round away from the exact decimal.
+    const uint64_t k = random() % (uint64_t{1} << (40 + random() % 14));
+    const unsigned decimals = static_cast<unsigned>(random() % 4);
+    std::string token = std::to_string(k / 1000);
+    if (decimals > 0) {
+      const std::string fraction = std::to_string(1000 + k % 1000).substr(1, decimals);
+      token += "." + fraction;
+    }
+    const uint64_t offset_ns = random() % 2 ? random() % 5000000000ull : random() % 1000;
+    const TimestampShift shift = TimestampShift::from_nanoseconds(offset_ns);
+    char text[32];
+    const char* end = write_shifted_timestamp(token, shift, text);
+    if (!end) {
+      ++declined;
+      continue;
+    }
+    ++written;
+    double back = 0;
+    const auto result = std::from_chars(text, end, back);
+    INFO(token << " + " << offset_ns << " ns -> " << std::string_view(text, end - text));
+    REQUIRE(result.ptr == end);
+    REQUIRE(back == float_sum(token, shift));
+  }
+  CHECK(written > 150000);  // the usual case takes the quick path
+  CHECK(declined > 0);      // and sums that round away do not
+}
+
+TEST_CASE("a shifted timestamp spells the exact decimal sum") {
+  char text[32];
+  auto shifted = [&](std::string_view token, uint64_t ns) {
+    const char* end = write_shifted_timestamp(token, TimestampShift::from_nanoseconds(ns), text);
+    return end ? std::string(static_cast<const char*>(text), end) : std::string("general");
+  };
+  CHECK(shifted("5937498262893.062", 1500) == "5937498262894.562");
+  CHECK(shifted("100", 250) == "100.25");
+  CHECK(shifted("0.5", 500) == "1");
+  CHECK(shifted("7.25", 0) == "7.25");
+  // Spellings it leaves to the general path.
+  for (const char* token : {"-1.5", "1e3", "1.5e3", "1.2345", "01", "1.", ".5", "", "x",
+                            "123456789012345.5", "9007199254740.993"})
+    CHECK(shifted(token, 1000) == "general");
+  // An offset beyond 2^53 ns is never added as an integer.
+  CHECK(shifted("1", uint64_t{1} << 60) == "general");
+}

@@ -101,7 +101,7 @@ TEST_CASE("pass 2 writes the same bytes on any number of render workers") {
   const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
   MergeEdit merge;
   merge.pid_map = &pids;
-  merge.ts_offset = 12.25;
+  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
   merge.first_flow_id = 2000000000;
   merge.name_prefix = "PP rank 1 | ";
 
