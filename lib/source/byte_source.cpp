@@ -4,6 +4,7 @@
 #include <isa-l/igzip_lib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -36,6 +37,38 @@ size_t MemorySource::read(char* destination, size_t capacity) {
   const size_t n = std::min(capacity, bytes_.size() - position_);
   std::memcpy(destination, bytes_.data() + position_, n);
   position_ += n;
+  return n;
+}
+
+RandomAccessFile::RandomAccessFile(const std::string& path, std::string display_name)
+    : display_name_(std::move(display_name)) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) fail_io("cannot read " + display_name_ + ": " + std::strerror(errno));
+}
+
+RandomAccessFile::~RandomAccessFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+size_t RandomAccessFile::read_at(uint64_t offset, char* destination, size_t length) const {
+  size_t done = 0;
+  while (done < length) {
+    const ssize_t got =
+        ::pread(fd_, destination + done, length - done, static_cast<off_t>(offset + done));
+    if (got == 0) break;
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      fail_io("cannot read " + display_name_ + ": " + std::strerror(errno));
+    }
+    done += static_cast<size_t>(got);
+  }
+  return done;
+}
+
+size_t RandomAccessMemory::read_at(uint64_t offset, char* destination, size_t length) const {
+  if (offset >= bytes_.size()) return 0;
+  const size_t n = std::min<uint64_t>(length, bytes_.size() - offset);
+  std::memcpy(destination, bytes_.data() + offset, n);
   return n;
 }
 

@@ -55,6 +55,37 @@ class GzipSource final : public ByteSource {
   std::string display_name_;
 };
 
+// Bytes read at any offset, from any thread: pass 2's workers each read their
+// own stretch of a plain input.
+class RandomAccessInput {
+ public:
+  virtual ~RandomAccessInput() = default;
+  // Reads up to `length` bytes at `offset`; fewer only at the end of the data.
+  virtual size_t read_at(uint64_t offset, char* destination, size_t length) const = 0;
+};
+
+class RandomAccessFile final : public RandomAccessInput {
+ public:
+  RandomAccessFile(const std::string& path, std::string display_name);
+  ~RandomAccessFile() override;
+  RandomAccessFile(const RandomAccessFile&) = delete;
+  RandomAccessFile& operator=(const RandomAccessFile&) = delete;
+  size_t read_at(uint64_t offset, char* destination, size_t length) const override;
+
+ private:
+  int fd_ = -1;
+  std::string display_name_;
+};
+
+class RandomAccessMemory final : public RandomAccessInput {
+ public:
+  explicit RandomAccessMemory(std::string_view bytes) : bytes_(bytes) {}
+  size_t read_at(uint64_t offset, char* destination, size_t length) const override;
+
+ private:
+  std::string_view bytes_;
+};
+
 bool starts_with_gzip_magic(std::string_view head);
 
 }  // namespace tracecompact

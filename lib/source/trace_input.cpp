@@ -140,4 +140,10 @@ std::unique_ptr<ByteSource> TraceInput::open() const {
   return std::make_unique<PrefetchSource>(std::move(raw));
 }
 
+std::unique_ptr<RandomAccessInput> TraceInput::open_random_access() const {
+  if (gzip_) return nullptr;
+  if (memory_) return std::make_unique<RandomAccessMemory>(*memory_);
+  return std::make_unique<RandomAccessFile>(path_, display_name_);
+}
+
 }  // namespace tracecompact

@@ -22,6 +22,8 @@ class TraceInput {
 
   // A fresh reader over the decompressed JSON bytes.
   std::unique_ptr<ByteSource> open() const;
+  // The same bytes read at any offset; null for gzip, which only reads in order.
+  std::unique_ptr<RandomAccessInput> open_random_access() const;
   const std::string& display_name() const { return display_name_; }
   // Read chunk for the tokenizer: 4 MiB, less for a small plain input.
   size_t chunk_size() const;

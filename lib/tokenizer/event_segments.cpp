@@ -47,12 +47,50 @@ void SegmentReader::skip(uint64_t length) {
   }
 }
 
+bool locate_segment(const TraceIndex& index, size_t k, EventSegment& into) {
+  const std::vector<EventStart>& starts = index.segment_starts;
+  if (k >= starts.size()) return false;
+  const EventStart& start = starts[k];
+  const bool last = k + 1 == starts.size();
+  const uint64_t end = last ? index.events_end : starts[k + 1].offset;
+  const uint64_t end_index = last ? index.event_count : starts[k + 1].index;
+  into.size = static_cast<size_t>(end - start.offset);
+  into.offset = start.offset;
+  into.first_index = start.index;
+  into.event_count = end_index - start.index;
+  return true;
+}
+
+namespace {
+
+// Room for a segment's bytes and the padding after them, which is filled.
+char* prepare_bytes(EventSegment& segment) {
+  if (segment.bytes.size() < segment.size + kPadding) segment.bytes.resize(segment.size + kPadding);
+  std::memset(segment.bytes.data() + segment.size, ' ', kPadding);
+  return segment.bytes.data();
+}
+
+}  // namespace
+
+void read_segment_at(const RandomAccessInput& input, EventSegment& segment,
+                     const std::string& input_name) {
+  char* bytes = prepare_bytes(segment);
+  if (input.read_at(segment.offset, bytes, segment.size) != segment.size)
+    fail_segment_changed(input_name);
+}
+
+void check_input_length(const RandomAccessInput& input, const TraceIndex& index) {
+  char last[2];
+  const bool as_long = index.input_bytes == 0 ? input.read_at(0, last, 1) == 0
+                                              : input.read_at(index.input_bytes - 1, last, 2) == 1;
+  if (!as_long) fail_segment_changed(index.display_name);
+}
+
 bool SegmentReader::next(EventSegment& into) {
-  const std::vector<EventStart>& starts = index_.segment_starts;
-  if (next_segment_ >= starts.size()) {
+  if (!locate_segment(index_, next_segment_, into)) {
     // The rest of the input (the end of the top-level object) only has to be
     // as long as before: its grammar was checked by pass 1.
-    if (next_segment_ == starts.size()) {
+    if (next_segment_ == index_.segment_starts.size()) {
       skip(index_.input_bytes - position_);
       char extra;
       if (source_.read(&extra, 1) != 0) fail_changed();
@@ -60,19 +98,8 @@ bool SegmentReader::next(EventSegment& into) {
     }
     return false;
   }
-  const EventStart& start = starts[next_segment_];
-  const bool last = next_segment_ + 1 == starts.size();
-  const uint64_t end = last ? index_.events_end : starts[next_segment_ + 1].offset;
-  const uint64_t end_index = last ? index_.event_count : starts[next_segment_ + 1].index;
-  skip(start.offset - position_);  // the top-level values before traceEvents
-  const size_t size = static_cast<size_t>(end - start.offset);
-  if (into.bytes.size() < size + kPadding) into.bytes.resize(size + kPadding);
-  read_exactly(into.bytes.data(), size);
-  std::memset(into.bytes.data() + size, ' ', kPadding);
-  into.size = size;
-  into.offset = start.offset;
-  into.first_index = start.index;
-  into.event_count = end_index - start.index;
+  skip(into.offset - position_);  // the top-level values before traceEvents
+  read_exactly(prepare_bytes(into), into.size);
   ++next_segment_;
   return true;
 }

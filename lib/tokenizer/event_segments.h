@@ -1,8 +1,9 @@
 // Pass 2 reads the events array as segments: stretches of the input that pass 1
-// found to start at an event (TraceIndex::segment_starts). The reading thread
-// only reads each segment into a buffer; the worker that renders it finds the
-// event boundaries inside, so that the boundary scan runs on every worker
-// instead of on the one thread that reads.
+// found to start at an event (TraceIndex::segment_starts). A plain input's
+// segments are read at their offsets by the worker that renders them; gzip's
+// are read in order by one thread (SegmentReader). Either way the worker finds
+// the event boundaries inside, so that the boundary scan runs on every worker
+// instead of on the one thread that hands out the segments.
 //
 // Pass 1 has checked the grammar of these bytes. Pass 2 checks only that they
 // still hold the same events (a '{' where each starts, separators between, the
@@ -35,6 +36,18 @@ struct EventSegment {
   void clear() { size = 0, event_count = 0; }
   std::string_view text() const { return {bytes.data(), size}; }
 };
+
+// Where pass 1's segment `k` lies (offset, size, first event, event count),
+// its bytes not read; false when there is no segment `k`.
+bool locate_segment(const TraceIndex& index, size_t k, EventSegment& into);
+
+// Reads a located segment's bytes (from any thread); an input that ends
+// sooner is reported as changed.
+void read_segment_at(const RandomAccessInput& input, EventSegment& segment,
+                     const std::string& input_name);
+
+// Reports an input that is no longer as long as pass 1 read it as changed.
+void check_input_length(const RandomAccessInput& input, const TraceIndex& index);
 
 class SegmentReader {
  public:

@@ -1,5 +1,8 @@
 #include "writer/rank_events.h"
 
+#include <memory>
+#include <optional>
+
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
 #include "writer/event_text.h"
@@ -25,15 +28,47 @@ RankWriteStats render_in_order(TraceTokenizer& tokenizer, const CompactionPlan& 
   return stats;
 }
 
+// Where the batches' segments come from: a plain input's are only located here
+// and read by the worker that renders them (the copy runs beside the others,
+// into the cache of the core that scans it); gzip is inflated in order here.
+class SegmentFeed {
+ public:
+  SegmentFeed(const TraceInput& input, const TraceIndex& index)
+      : index_(index), random_access_(input.open_random_access()) {
+    if (!random_access_) {
+      source_ = input.open();
+      reader_.emplace(*source_, index);
+    }
+  }
+  // The next segment into `batch`; false after the last, once the input is
+  // found as long as pass 1 read it.
+  bool next(RenderBatch& batch) {
+    if (reader_) return reader_->next(batch.segment);
+    if (!locate_segment(index_, next_segment_++, batch.segment)) {
+      check_input_length(*random_access_, index_);
+      return false;
+    }
+    batch.read_from = random_access_.get();
+    return true;
+  }
+
+ private:
+  const TraceIndex& index_;
+  std::unique_ptr<RandomAccessInput> random_access_;
+  std::unique_ptr<ByteSource> source_;
+  std::optional<SegmentReader> reader_;
+  size_t next_segment_ = 0;
+};
+
 // Events rendered on `workers` threads a segment at a time, appended in order.
-RankWriteStats render_in_segments(ByteSource& source, const CompactionPlan& plan,
+RankWriteStats render_in_segments(const TraceInput& input, const CompactionPlan& plan,
                                   const MergeEdit* merge, unsigned workers,
                                   FlowIdRenumberer& flow_ids, JsonOut& out) {
   RankWriteStats stats;
+  SegmentFeed feed(input, plan.index());  // outlives the workers that read from it
   RenderBatches batches(workers, plan, merge);
   const size_t id_width = flow_id_width(plan, merge);
   PlanCursor cursor(plan.index());
-  SegmentReader reader(source, plan.index());
   auto append_batch = [&](RenderBatch& batch) {
     append_rendered(batch, flow_ids, id_width, plan.index().display_name, out);
     stats += batch.stats;
@@ -45,7 +80,7 @@ RankWriteStats render_in_segments(ByteSource& source, const CompactionPlan& plan
   auto read_segment = [&](RenderBatch& batch) {
     if (!batch.empty()) return false;  // one segment per batch
     try {
-      more = reader.next(batch.segment);
+      more = feed.next(batch);
     } catch (...) {
       drain();
       throw;
@@ -66,17 +101,17 @@ RankWriteStats render_in_segments(ByteSource& source, const CompactionPlan& plan
 RankWriteStats write_rank_events(const TraceInput& input, const CompactionPlan& plan,
                                  const MergeEdit* merge, unsigned workers, JsonOut& out) {
   const TraceIndex& index = plan.index();
-  auto source = input.open();
   FlowIdRenumberer flow_ids(merge ? merge->first_flow_id : 0);
   RankWriteStats stats;
   if (workers == 0) {
+    auto source = input.open();
     TraceTokenizer tokenizer(*source, input.chunk_size());
     stats = render_in_order(tokenizer, plan, merge, flow_ids, out);
     if (tokenizer.events_seen() != index.event_count ||
         tokenizer.bytes_consumed() != index.input_bytes)
       fail_io(index.display_name + " changed while it was being read");
   } else {
-    stats = render_in_segments(*source, plan, merge, workers, flow_ids, out);
+    stats = render_in_segments(input, plan, merge, workers, flow_ids, out);
   }
   if (stats.flow_endpoints_mapped != stats.flow_endpoints)
     fail_input("mapped " + std::to_string(stats.flow_endpoints_mapped) + "/" +

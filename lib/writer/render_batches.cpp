@@ -11,6 +11,7 @@ namespace tracecompact {
 void RenderBatch::clear() {
   segment.clear();
   drop_if_outsized(segment.bytes, TraceIndex::kSegmentBytes);
+  read_from = nullptr;
   actions.clear();
   output_size = 0;
   id_holes.clear();
@@ -45,6 +46,7 @@ void RenderWorker::process(RenderBatch& batch) {
     // A fresh array per batch: the writer separates the batch's own events.
     out_.reset();
     out_.start_array();
+    if (batch.read_from) read_segment_at(*batch.read_from, batch.segment, renderer_.input_name());
     size_t i = 0;
     for_each_event(batch.segment, renderer_.input_name(),
                    [&](std::string_view text, uint64_t index, uint64_t offset) {

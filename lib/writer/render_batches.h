@@ -1,10 +1,10 @@
-// Pass 2's parallel part: the calling thread reads the events array segment by
-// segment (tokenizer/event_segments.h), one per batch, with the plan's action
+// Pass 2's parallel part: the calling thread hands out the events array segment
+// by segment (tokenizer/event_segments.h), one per batch, with the plan's action
 // for each event, and appends the rendered batches to the output in event order
-// (handing their buffers to the sink); worker threads find the events in the
-// batches and render them meanwhile. Merged flow ids are numbered in order of first
-// appearance, so a worker leaves a blank for each, as wide as the rank's largest
-// possible id, and the caller writes the ids into the blanks in order.
+// (handing their buffers to the sink); worker threads read a plain input's
+// segment themselves, find the events in the batches and render them meanwhile. Merged flow ids are
+// numbered in order of first appearance, so a worker leaves a blank for each, as wide as the rank's
+// largest possible id, and the caller writes the ids into the blanks in order.
 #pragma once
 
 #include <exception>
@@ -24,6 +24,9 @@ struct RenderBatch {
     std::string canonical_id;
   };
   EventSegment segment;
+  // Where the worker reads the segment's bytes from, when the caller only
+  // located it (plain inputs); null when the caller read them.
+  const RandomAccessInput* read_from = nullptr;
   std::vector<EventAction> actions;  // one per event
   std::vector<char> output;          // its first output_size bytes: '[' and the rendered events
   size_t output_size = 0;

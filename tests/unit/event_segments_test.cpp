@@ -41,17 +41,32 @@ std::vector<FoundEvent> tokenizer_events(const std::string& text) {
   return events;
 }
 
+// How pass 2 reads a segment's bytes: in order (gzip), or at its offset (plain).
+enum class Reading { kInOrder, kAtOffsets };
+
 // The events of `text` read by segments as `index` (pass 1 of maybe another text) says.
-std::vector<FoundEvent> segment_events(const std::string& text, const TraceIndex& index) {
-  MemorySource source(text);
-  SegmentReader reader(source, index);
-  EventSegment segment;
+std::vector<FoundEvent> segment_events(const std::string& text, const TraceIndex& index,
+                                       Reading reading = Reading::kInOrder) {
   std::vector<FoundEvent> events;
-  while (reader.next(segment))
+  auto collect = [&](const EventSegment& segment) {
     for_each_event(segment, index.display_name,
                    [&](std::string_view event, uint64_t event_index, uint64_t offset) {
                      events.push_back({std::string(event), event_index, offset});
                    });
+  };
+  EventSegment segment;
+  if (reading == Reading::kInOrder) {
+    MemorySource source(text);
+    SegmentReader reader(source, index);
+    while (reader.next(segment)) collect(segment);
+  } else {
+    const RandomAccessMemory input(text);
+    for (size_t k = 0; locate_segment(index, k, segment); ++k) {
+      read_segment_at(input, segment, index.display_name);
+      collect(segment);
+    }
+    check_input_length(input, index);
+  }
   return events;
 }
 
@@ -87,11 +102,13 @@ TEST_CASE("segments hold exactly the events the tokenizer finds") {
       TraceIndex empty;
       empty.input_bytes = text.size();
       CHECK(segment_events(text, empty).empty());
+      CHECK(segment_events(text, empty, Reading::kAtOffsets).empty());
       continue;
     }
     const TraceIndex index = build_index(input);
     if (count == 20000) CHECK(index.segment_starts.size() > 4);  // several segments
     CHECK(segment_events(text, index) == tokenizer_events(text));
+    CHECK(segment_events(text, index, Reading::kAtOffsets) == tokenizer_events(text));
   }
 }
 
@@ -117,9 +134,11 @@ TEST_CASE("segments start at events about every segment's length") {
 TEST_CASE("an input that no longer holds pass 1's events is reported as changed") {
   const std::string text = varied_trace(20000);
   const TraceIndex index = build_index(TraceInput::from_memory(text));
+  const Reading reading = GENERATE(Reading::kInOrder, Reading::kAtOffsets);
+  INFO((reading == Reading::kInOrder ? "read in order" : "read at offsets"));
   auto error_of = [&](const std::string& changed) -> std::string {
     try {
-      segment_events(changed, index);
+      segment_events(changed, index, reading);
     } catch (const Error& e) {
       CHECK(e.kind() == ErrorKind::kIo);
       return e.what();
