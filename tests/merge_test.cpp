@@ -3,6 +3,8 @@
 
 #include <rapidjson/document.h>
 
+#include <filesystem>
+
 #include "support/json_compare.h"
 #include "support/temp_dir.h"
 #include "support/trace_builder.h"
@@ -137,6 +139,29 @@ TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
     CHECK(merge_error(dir) == "found fewer than two rank traces in " + dir.root().string());
   }
+}
+
+TEST_CASE("rank files: zero padding of any length, a missing folder, a folder for a file",
+          "[merge]") {
+  TempDir dir;
+  write_file(dir.path("rank0000000000000000000000_trace.json"), rank_trace(0, "", "1"));
+  write_file(dir.path("rank4_trace.json"), rank_trace(4, "", "1"));
+  CHECK(pp_order(merge(dir)) == std::vector<int>{0, 4});
+
+  // A folder that is not there holds no rank traces.
+  tracecompact::Options options;
+  options.input = dir.path("gone/rank0_trace.json");
+  options.merge_pp_ranks = true;
+  options.output = dir.path("gone.json");
+  try {
+    tracecompact::run(options);
+    FAIL("no error");
+  } catch (const tracecompact::Error& e) {
+    CHECK(std::string(e.what()) == "found fewer than two rank traces in " + dir.path("gone"));
+  }
+
+  std::filesystem::create_directory(dir.path("rank8_trace.json"));
+  CHECK(merge_error(dir) == "cannot read " + dir.path("rank8_trace.json") + ": is a folder");
 }
 
 TEST_CASE("rank selection keeps only the listed ranks of the folder", "[merge]") {

@@ -18,11 +18,14 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 std::optional<uint64_t> rank_number(std::string_view name) {
   std::string_view middle = name.substr(4);
   middle = middle.substr(0, middle.size() - (ends_with(name, ".gz") ? 14 : 11));
-  if (middle.empty() || middle.size() > 18) return std::nullopt;
+  if (middle.empty()) return std::nullopt;
   uint64_t number = 0;
   for (char c : middle) {
     if (c < '0' || c > '9') return std::nullopt;
-    number = number * 10 + static_cast<uint64_t>(c - '0');
+    // Zero padding of any length is fine; a number beyond 64 bits is not.
+    if (__builtin_mul_overflow(number, 10, &number) ||
+        __builtin_add_overflow(number, static_cast<uint64_t>(c - '0'), &number))
+      return std::nullopt;
   }
   return number;
 }
@@ -47,6 +50,9 @@ std::vector<RankFile> find_rank_files(const std::string& directory,
   std::vector<RankFile> files;
   std::error_code error;
   fs::directory_iterator it(directory, error);
+  // A folder that is not there holds no rank traces (as a glob finds none).
+  if (error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory)
+    fail_input("found fewer than two rank traces in " + display_directory(directory));
   if (error) fail_io("cannot list " + directory + ": " + error.message());
   for (const auto& entry : it) {
     const std::string name = entry.path().filename().string();
@@ -55,6 +61,8 @@ std::vector<RankFile> find_rank_files(const std::string& directory,
     if (!candidate) continue;
     const auto number = rank_number(name);
     if (!number) fail_input("invalid PP trace filename: " + name);
+    if (entry.is_directory(error))
+      fail_io("cannot read " + entry.path().string() + ": is a folder");
     if (selection && !selection->count(*number)) continue;
     files.push_back({entry.path().string(), name, *number});
   }

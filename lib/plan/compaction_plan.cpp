@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -66,7 +67,15 @@ void CompactionPlan::assign_lanes() {
       },
       [](const SliceRecord& s) { return s.end(); }, BucketSort::kKeys, bucket_begin);
   pid_groups = {};
-  int64_t next_tid = index_.max_int_tid.value_or(0) + 1000;
+  // Lane tids go above every integer tid (spec 4); 64 bits must hold them all.
+  auto above = [](int64_t tid, uint64_t by) {
+    int64_t sum = 0;
+    if (by > uint64_t{INT64_MAX} || __builtin_add_overflow(tid, static_cast<int64_t>(by), &sum))
+      fail_input("thread ids too large: lane tids above tid " + std::to_string(tid) +
+                 " do not fit in 64 bits");
+    return sum;
+  };
+  int64_t next_tid = above(index_.max_int_tid.value_or(0), 1000);
   for (size_t begin = 0; begin < order.size();) {
     const int64_t pid = streams[slices[order[begin]].stream].pid;
     const Group group = slices[order[begin]].group;
@@ -81,6 +90,7 @@ void CompactionPlan::assign_lanes() {
       slice.lane = first_lane + packer.place(slice.start(), slice.end());
     }
     const uint32_t lane_count = packer.lane_count();
+    above(next_tid, lane_count);  // the last lane's tid fits
     for (uint32_t lane = 0; lane < lane_count; ++lane)
       lanes_.push_back({pid, next_tid + lane, group, lane, lane_count, 0});
     next_tid += lane_count;
@@ -90,8 +100,10 @@ void CompactionPlan::assign_lanes() {
   // Annotation tracks: above every tid in use; lanes are already in (pid, tid) order.
   int64_t max_tid = lanes_.back().tid;
   if (index_.max_int_tid) max_tid = std::max(max_tid, *index_.max_int_tid);
+  const int64_t annotation_base = above(max_tid, 1000);
+  above(annotation_base, lanes_.size());  // the last annotation tid fits
   for (size_t i = 0; i < lanes_.size(); ++i)
-    lanes_[i].annotation_tid = max_tid + 1000 + static_cast<int64_t>(i);
+    lanes_[i].annotation_tid = annotation_base + static_cast<int64_t>(i);
 }
 
 // Each lane's slices in packing order, which is (start, end, event order):
