@@ -27,6 +27,15 @@ void check_metadata_args(const EventFields& f, uint64_t event_index) {
                ") has args that is " + json_kind_name(f.args_kind) + "; expected an object");
 }
 
+// The reference looks the name of every metadata event with integer pid and
+// tid up in a set: an array or object name crashes it, so it is an error here.
+void check_metadata_name(const EventFields& f, uint64_t event_index) {
+  if (f.ph.is("M") && (f.name.kind == JsonKind::kArray || f.name.kind == JsonKind::kObject) &&
+      f.pid.is_int() && f.tid.is_int())
+    fail_input("metadata event " + std::to_string(event_index) + " has a name that is " +
+               json_kind_name(f.name.kind) + "; expected a string");
+}
+
 // spec 1 checks; messages are only built when a check fails.
 void check_slice(const EventFields& f, uint64_t event_index) {
   auto prefix = [&] { return "GPU slice " + std::to_string(event_index); };
@@ -115,6 +124,7 @@ EventDigest digest_event(const EventFields& f, EventParser& parser, uint64_t eve
   d.tid = f.tid.is_int() ? f.tid.int_value : 0;
   d.named_launch = f.name.is("cudaGraphLaunch");
   check_metadata_args(f, event_index);
+  check_metadata_name(f, event_index);
   if (is_measured_slice(f)) {
     digest_slice(f, parser, event_index, d, arena);
   } else if (f.cat.is("gpu_user_annotation")) {
