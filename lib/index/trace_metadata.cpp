@@ -32,12 +32,23 @@ bool read_group(od::value group_value, std::vector<std::optional<double>>& ranks
   od::object group;
   if (group_value.get_object().get(group)) return false;
   bool named_pp = false, has_ranks = false;
+  bool seen_name = false, seen_desc = false, seen_ranks = false;
+  // The group's fields are distributedInfo's too: a repeated one is ambiguous (spec 12).
+  auto once = [](bool& seen, std::string_view key) {
+    if (seen)
+      fail_input("the trace repeats the key \"" + std::string(key) +
+                 "\" in a group of distributedInfo.pg_config");
+    seen = true;
+  };
   for (auto field_result : group) {
     od::field field;
     reader.check(std::move(field_result).get(field));
     std::string_view key;
     reader.check(field.unescaped_key().get(key));
     od::value value = field.value();
+    if (key == "pg_name") once(seen_name, key);
+    if (key == "pg_desc") once(seen_desc, key);
+    if (key == "ranks") once(seen_ranks, key);
     if (key == "pg_name" || key == "pg_desc") {
       JsonScalar scalar;
       reader.check(json::read_value(value, scalar, 2));
