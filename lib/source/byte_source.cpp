@@ -13,37 +13,11 @@
 
 namespace tracecompact {
 
-FileSource::FileSource(const std::string& path, std::string display_name)
-    : display_name_(std::move(display_name)) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) fail_io("cannot read " + display_name_ + ": " + std::strerror(errno));
-  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-}
-
-FileSource::~FileSource() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-size_t FileSource::read(char* destination, size_t capacity) {
-  for (;;) {
-    const ssize_t got = ::read(fd_, destination, capacity);
-    if (got >= 0) return static_cast<size_t>(got);
-    if (errno == EINTR) continue;
-    fail_io("cannot read " + display_name_ + ": " + std::strerror(errno));
-  }
-}
-
-size_t MemorySource::read(char* destination, size_t capacity) {
-  const size_t n = std::min(capacity, bytes_.size() - position_);
-  std::memcpy(destination, bytes_.data() + position_, n);
-  position_ += n;
-  return n;
-}
-
 RandomAccessFile::RandomAccessFile(const std::string& path, std::string display_name)
     : display_name_(std::move(display_name)) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) fail_io("cannot read " + display_name_ + ": " + std::strerror(errno));
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // read front to back, in whole stretches
 }
 
 RandomAccessFile::~RandomAccessFile() {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace tracecompact {
 
@@ -14,45 +15,6 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Reads up to `capacity` bytes; returns 0 only at the end of the data.
   virtual size_t read(char* destination, size_t capacity) = 0;
-};
-
-class FileSource final : public ByteSource {
- public:
-  FileSource(const std::string& path, std::string display_name);
-  ~FileSource() override;
-  FileSource(const FileSource&) = delete;
-  FileSource& operator=(const FileSource&) = delete;
-  size_t read(char* destination, size_t capacity) override;
-
- private:
-  int fd_ = -1;
-  std::string display_name_;
-};
-
-class MemorySource final : public ByteSource {
- public:
-  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
-  size_t read(char* destination, size_t capacity) override;
-
- private:
-  std::string_view bytes_;
-  size_t position_ = 0;
-};
-
-// Inflates one or more concatenated gzip members (multi-member input is read
-// whole), checking each member's CRC and length with ISA-L.
-class GzipSource final : public ByteSource {
- public:
-  GzipSource(std::unique_ptr<ByteSource> compressed, std::string display_name);
-  ~GzipSource() override;
-  size_t read(char* destination, size_t capacity) override;
-
- private:
-  bool refill();
-  struct State;
-  std::unique_ptr<ByteSource> compressed_;
-  std::unique_ptr<State> state_;
-  std::string display_name_;
 };
 
 // Bytes read at any offset, from any thread: pass 2's workers each read their
@@ -84,6 +46,42 @@ class RandomAccessMemory final : public RandomAccessInput {
 
  private:
   std::string_view bytes_;
+};
+
+// A random-access input read front to back: plain files and bytes in memory.
+template <typename Input>
+class InOrderSource final : public ByteSource {
+ public:
+  template <typename... Args>
+  explicit InOrderSource(Args&&... args) : input_(std::forward<Args>(args)...) {}
+  size_t read(char* destination, size_t capacity) override {
+    const size_t got = input_.read_at(position_, destination, capacity);
+    position_ += got;
+    return got;
+  }
+
+ private:
+  Input input_;
+  uint64_t position_ = 0;
+};
+
+using FileSource = InOrderSource<RandomAccessFile>;
+using MemorySource = InOrderSource<RandomAccessMemory>;
+
+// Inflates one or more concatenated gzip members (multi-member input is read
+// whole), checking each member's CRC and length with ISA-L.
+class GzipSource final : public ByteSource {
+ public:
+  GzipSource(std::unique_ptr<ByteSource> compressed, std::string display_name);
+  ~GzipSource() override;
+  size_t read(char* destination, size_t capacity) override;
+
+ private:
+  bool refill();
+  struct State;
+  std::unique_ptr<ByteSource> compressed_;
+  std::unique_ptr<State> state_;
+  std::string display_name_;
 };
 
 bool starts_with_gzip_magic(std::string_view head);
