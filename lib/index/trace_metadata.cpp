@@ -26,6 +26,13 @@ class ValueReader {
   std::string_view what_;
 };
 
+// A key of distributedInfo the tool reads may appear once per object (spec 12).
+void read_once(bool& seen, std::string_view key, std::string_view object) {
+  if (seen)
+    fail_input("the trace repeats the key \"" + std::string(key) + "\" in " + std::string(object));
+  seen = true;
+}
+
 // One pg_config group: its `ranks` when the group is named as a PP group.
 bool read_group(od::value group_value, std::vector<std::optional<double>>& ranks,
                 const ValueReader& reader) {
@@ -33,12 +40,9 @@ bool read_group(od::value group_value, std::vector<std::optional<double>>& ranks
   if (group_value.get_object().get(group)) return false;
   bool named_pp = false, has_ranks = false;
   bool seen_name = false, seen_desc = false, seen_ranks = false;
-  // The group's fields are distributedInfo's too: a repeated one is ambiguous (spec 12).
+  // The group's fields are distributedInfo's too.
   auto once = [](bool& seen, std::string_view key) {
-    if (seen)
-      fail_input("the trace repeats the key \"" + std::string(key) +
-                 "\" in a group of distributedInfo.pg_config");
-    seen = true;
+    read_once(seen, key, "a group of distributedInfo.pg_config");
   };
   for (auto field_result : group) {
     od::field field;
@@ -111,11 +115,7 @@ void read_distributed_info(std::string_view text, TraceMetadata& out) {
   od::object object;
   reader.check(document.get_object().get(object));
   bool seen_rank = false, seen_backend = false, seen_pg_config = false;
-  auto once = [](bool& seen, std::string_view key) {
-    if (seen)
-      fail_input("the trace repeats the key \"" + std::string(key) + "\" in distributedInfo");
-    seen = true;
-  };
+  auto once = [](bool& seen, std::string_view key) { read_once(seen, key, "distributedInfo"); };
   for (auto field_result : object) {
     od::field field;
     reader.check(std::move(field_result).get(field));
