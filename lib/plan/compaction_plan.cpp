@@ -126,16 +126,56 @@ void CompactionPlan::index_streams() {
       [](const SliceRecord&) { return 0.0; }, BucketSort::kInPlace, stream_begin_);
 }
 
-std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts) const {
+std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts,
+                                                     FlowSearchHints& hints) const {
   const auto found = index_.stream_ids.find(stream);
   if (found == index_.stream_ids.end()) return std::nullopt;
-  const auto begin = by_stream_.begin() + stream_begin_[found->second];
-  const auto end = by_stream_.begin() + stream_begin_[found->second + 1];
+  const uint32_t id = found->second;
+  if (hints.position.empty()) hints.position.assign(index_.streams.size(), stream_begin_[id]);
+  const size_t begin = stream_begin_[id];
+  const size_t end = stream_begin_[id + 1];
   // The last slice starting at ts: equal starts are in event order.
-  auto it = std::upper_bound(begin, end, ts,
-                             [&](double t, uint32_t s) { return t < index_.slices[s].start(); });
-  if (it == begin || index_.slices[*(it - 1)].start() != ts) return std::nullopt;
-  return lane_tid_of_slice(*(it - 1));
+  const size_t after = first_start_after(begin, end, ts, hints.position[id]);
+  hints.position[id] = static_cast<uint32_t>(after);
+  if (after == begin || index_.slices[by_stream_[after - 1]].start() != ts) return std::nullopt;
+  return lane_tid_of_slice(by_stream_[after - 1]);
+}
+
+// The first position in the stream's range [begin, end) of by_stream_ whose
+// slice starts after ts (or end), searched outward from `hint`: steps of 1, 2,
+// 4, ... bracket it, a binary search finishes.
+size_t CompactionPlan::first_start_after(size_t begin, size_t end, double ts, size_t hint) const {
+  auto starts_after = [&](size_t position) {
+    return ts < index_.slices[by_stream_[position]].start();
+  };
+  hint = std::clamp(hint, begin, end);
+  size_t low = begin, high = end;  // the answer lies in [low, high]
+  size_t step = 1;
+  if (hint < end && !starts_after(hint)) {
+    low = hint + 1;
+    size_t probe = low;
+    while (probe < end && !starts_after(probe)) {
+      low = probe + 1;
+      probe = low + step;
+      step *= 2;
+    }
+    high = std::min(probe, end);
+  } else {
+    high = hint;
+    while (high > begin) {
+      const size_t probe = high - std::min(step, high - begin);
+      if (!starts_after(probe)) {
+        low = probe + 1;
+        break;
+      }
+      high = probe;
+      step *= 2;
+    }
+  }
+  return static_cast<size_t>(
+      std::upper_bound(by_stream_.begin() + low, by_stream_.begin() + high, ts,
+                       [&](double t, uint32_t s) { return t < index_.slices[s].start(); }) -
+      by_stream_.begin());
 }
 
 // spec 5: the slice nearest to ts among the neighbours of its insertion point.

@@ -55,6 +55,13 @@ struct CompactionCounts {
   uint64_t gpu_annotations_retained = 0, cuda_graph_launches = 0;
 };
 
+// Where a renderer last found a flow's slice on each old stream: flows met in
+// time order (each after its kernel) then find theirs in a step or two rather
+// than a binary search over the stream's slices.
+struct FlowSearchHints {
+  std::vector<uint32_t> position;  // per stream; empty until the first flow
+};
+
 class CompactionPlan {
  public:
   // Sets each slice's lane in `index`, and the merged interval of coalesced
@@ -74,7 +81,7 @@ class CompactionPlan {
   bool is_old_stream(StreamKey key) const { return index_.stream_ids.count(key) > 0; }
   // spec 5: the lane of the slice on `stream` that starts exactly at `ts` (the
   // last such slice in event order), if any.
-  std::optional<int64_t> flow_lane_tid(StreamKey stream, double ts) const;
+  std::optional<int64_t> flow_lane_tid(StreamKey stream, double ts, FlowSearchHints& hints) const;
 
   // The PP-named gpu_user_annotation "X" events of the final list (kernel spans
   // last), in list order, and the PP lane roles: what the PP arrow rules read.
@@ -96,6 +103,7 @@ class CompactionPlan {
   void name_tracks();
   void count();
   size_t nearest_slice(uint32_t stream, double ts) const;
+  size_t first_start_after(size_t begin, size_t end, double ts, size_t hint) const;
   template <typename Visit>
   void visit_pp_annotations(const std::vector<uint32_t>& annotation_name_ids,
                             const std::vector<uint32_t>& region_name_ids, Visit&& visit) const;

@@ -95,7 +95,8 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
         if (f.ts.present() && !f.ts.is_number())
           fail_input("GPU flow event " + std::to_string(origin.index) + " has a non-numeric ts");
         ++stats.flow_endpoints;
-        if (auto lane_tid = plan_.flow_lane_tid(stream, f.ts.is_number() ? f.ts.number : 0.0)) {
+        if (auto lane_tid =
+                plan_.flow_lane_tid(stream, f.ts.is_number() ? f.ts.number : 0.0, flow_hints_)) {
           edit.tid = *lane_tid;
           ++stats.flow_endpoints_mapped;
           rewrite = true;

@@ -66,6 +66,7 @@ class EventRenderer {
   EventRewriter rewriter_;
   MergeSplicer splicer_;
   EventParser parser_;
+  FlowSearchHints flow_hints_;
 };
 
 }  // namespace tracecompact
