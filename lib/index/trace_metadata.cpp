@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <charconv>
+#include <cmath>
 
 #include "json/event_parser.h"
 #include "json/number_format.h"
@@ -33,9 +34,15 @@ void read_once(bool& seen, std::string_view key, std::string_view object) {
   seen = true;
 }
 
+GroupRank group_rank(const JsonScalar& scalar) {
+  if (scalar.is_int()) return GroupRank::integer(scalar.int_value);
+  if (scalar.is_number()) return GroupRank::number(scalar.number);
+  if (scalar.kind == JsonKind::kBool) return GroupRank::integer(scalar.boolean ? 1 : 0);
+  return GroupRank::other();
+}
+
 // One pg_config group: its `ranks` when the group is named as a PP group.
-bool read_group(od::value group_value, std::vector<std::optional<double>>& ranks,
-                const ValueReader& reader) {
+bool read_group(od::value group_value, PPGroup& ranks, const ValueReader& reader) {
   od::object group;
   if (group_value.get_object().get(group)) return false;
   bool named_pp = false, has_ranks = false;
@@ -73,7 +80,7 @@ bool read_group(od::value group_value, std::vector<std::optional<double>>& ranks
         reader.check(std::move(element_result).get(element));
         JsonScalar scalar;
         reader.check(json::read_value(element, scalar, 3));
-        ranks.push_back(scalar.is_number() ? std::optional<double>(scalar.number) : std::nullopt);
+        ranks.push_back(group_rank(scalar));
       }
     } else {
       reader.check(json::validate(value, 2));
@@ -83,22 +90,42 @@ bool read_group(od::value group_value, std::vector<std::optional<double>>& ranks
   return named_pp;
 }
 
+// An empty string or object: Python's `for group in pg_config` walks it as
+// an empty list.
+bool walks_as_empty(od::value value, od::json_type type, const ValueReader& reader) {
+  if (type == od::json_type::string) {
+    std::string_view text;
+    reader.check(value.get_string().get(text));
+    return text.empty();
+  }
+  if (type == od::json_type::object) {
+    od::object object;
+    reader.check(value.get_object().get(object));
+    size_t fields = 0;
+    reader.check(object.count_fields().get(fields));
+    return fields == 0;
+  }
+  return false;
+}
+
 void read_pg_config(od::value value, TraceMetadata& out, const ValueReader& reader) {
-  od::array groups;
-  if (value.get_array().get(groups)) {
-    out.pg_config_invalid = true;
+  od::json_type type{};
+  reader.check(value.type().get(type));
+  if (type != od::json_type::array) {
+    if (!walks_as_empty(value, type, reader)) out.pg_config_invalid_after = 0;
     return;
   }
+  od::array groups;
+  reader.check(value.get_array().get(groups));
   for (auto group_result : groups) {
     od::value group;
     reader.check(std::move(group_result).get(group));
-    od::json_type type{};
     reader.check(group.type().get(type));
     if (type != od::json_type::object) {
-      out.pg_config_invalid = true;
+      out.pg_config_invalid_after = out.pp_groups.size();
       return;
     }
-    std::vector<std::optional<double>> ranks;
+    PPGroup ranks;
     if (read_group(group, ranks, reader)) out.pp_groups.push_back(std::move(ranks));
   }
 }
@@ -156,24 +183,43 @@ TraceMetadata read_trace_metadata(const TraceIndex& index) {
   return out;
 }
 
-std::optional<size_t> position_in_group(const std::vector<std::optional<double>>& group,
-                                        int64_t rank) {
+bool GroupRank::equals(int64_t rank) const {
+  switch (kind_) {
+    case Kind::kInteger:
+      return integer_ == rank;
+    case Kind::kNumber:
+      // Exact, as Python compares an int with a float: only a whole number in
+      // int64's range can equal it (2^63 itself is just outside).
+      return std::trunc(number_) == number_ && number_ >= -0x1p63 && number_ < 0x1p63 &&
+             static_cast<int64_t>(number_) == rank;
+    case Kind::kOther:
+      break;
+  }
+  return false;
+}
+
+std::optional<size_t> position_in_group(const PPGroup& group, int64_t rank) {
   for (size_t i = 0; i < group.size(); ++i)
-    if (group[i] && *group[i] == static_cast<double>(rank)) return i;
+    if (group[i].equals(rank)) return i;
   return std::nullopt;
 }
 
-void check_pg_config(const TraceMetadata& metadata) {
-  if (metadata.pg_config_invalid) fail_input("distributedInfo.pg_config must be a list of objects");
+std::optional<size_t> find_pp_group(const TraceMetadata& metadata,
+                                    const std::function<bool(const PPGroup&)>& wanted) {
+  for (size_t i = 0;; ++i) {
+    if (metadata.pg_config_invalid_after == i)
+      fail_input("distributedInfo.pg_config must be a list of objects");
+    if (i == metadata.pp_groups.size()) return std::nullopt;
+    if (wanted(metadata.pp_groups[i])) return i;
+  }
 }
 
 int64_t single_trace_pp_rank(const TraceMetadata& metadata) {
   if (!metadata.has_distributed_info || !metadata.rank) return 0;
-  check_pg_config(metadata);
-  for (const auto& group : metadata.pp_groups)
-    if (auto position = position_in_group(group, *metadata.rank))
-      return static_cast<int64_t>(*position);
-  return 0;
+  const int64_t rank = *metadata.rank;
+  const auto group = find_pp_group(
+      metadata, [&](const PPGroup& ranks) { return position_in_group(ranks, rank).has_value(); });
+  return group ? static_cast<int64_t>(*position_in_group(metadata.pp_groups[*group], rank)) : 0;
 }
 
 }  // namespace tracecompact

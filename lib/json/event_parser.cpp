@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "json/number_format.h"
@@ -332,23 +333,45 @@ simdjson::padded_string_view EventParser::load(std::string_view text) {
   return simdjson::padded_string_view(buffer_.data(), text.size(), buffer_.size());
 }
 
+namespace {
+
+// An integer token of 2^64 or more (or below -2^63) at `text`'s start: valid
+// JSON that the tool cannot hold in the 64 bits it reads integers into.
+std::optional<std::string_view> oversized_integer(std::string_view text) {
+  const size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
+  size_t end = sign;
+  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+  const size_t digits = end - sign;
+  if (digits < 19 || text[sign] == '0' ||
+      (end < text.size() && (text[end] == '.' || text[end] == 'e' || text[end] == 'E')))
+    return std::nullopt;
+  return text.substr(0, end);
+}
+
+}  // namespace
+
 void EventParser::fail(error_code error) const {
   std::string what = simdjson::error_message(error);
   uint64_t offset = origin_.byte_offset;
   const char* location = nullptr;
+  std::string_view at;
   if (document_ready_ &&
       const_cast<simdjson::ondemand::document&>(document_).current_location().get(location) ==
           simdjson::SUCCESS &&
       location >= document_text_.data() &&
       location < document_text_.data() + document_text_.size()) {
     offset += static_cast<uint64_t>(location - document_text_.data());
-    const std::string_view at(
-        location, std::min<size_t>(16, static_cast<size_t>(document_text_.data() +
+    at = std::string_view(
+        location, std::min<size_t>(64, static_cast<size_t>(document_text_.data() +
                                                            document_text_.size() - location)));
     if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity" || at.substr(0, 9) == "-Infinity")
       what = "NaN and Infinity are not JSON numbers";
   }
-  if (error == simdjson::NUMBER_ERROR) what = "a number is malformed or out of double range";
+  if (error == simdjson::NUMBER_ERROR) {
+    const auto integer = oversized_integer(at);
+    what = integer ? "the integer " + std::string(*integer) + " does not fit in 64 bits"
+                   : "a number is malformed or out of double range";
+  }
   if (error == simdjson::DEPTH_ERROR)
     what = "nesting deeper than " + std::to_string(json::kMaxDepth) + " levels";
   fail_input("invalid JSON in event " + std::to_string(origin_.index) + " (byte offset " +

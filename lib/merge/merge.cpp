@@ -102,13 +102,14 @@ void check_ranks(const std::vector<Rank>& ranks) {
 // else the sorted global ranks do.
 void assign_pp_ranks(std::vector<Rank>& ranks) {
   for (auto& rank : ranks) rank.global_rank = *rank.metadata.rank;
+  auto holds_all = [&](const PPGroup& group) {
+    return std::all_of(ranks.begin(), ranks.end(), [&](const Rank& r) {
+      return position_in_group(group, r.global_rank).has_value();
+    });
+  };
   for (const auto& rank : ranks) {
-    check_pg_config(rank.metadata);
-    for (const auto& group : rank.metadata.pp_groups) {
-      const bool holds_all = std::all_of(ranks.begin(), ranks.end(), [&](const Rank& r) {
-        return position_in_group(group, r.global_rank).has_value();
-      });
-      if (!holds_all) continue;
+    if (const auto found = find_pp_group(rank.metadata, holds_all)) {
+      const PPGroup& group = rank.metadata.pp_groups[*found];
       for (auto& r : ranks)
         r.pp_rank = static_cast<int64_t>(*position_in_group(group, r.global_rank));
       return;
