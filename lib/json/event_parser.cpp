@@ -335,17 +335,32 @@ simdjson::padded_string_view EventParser::load(std::string_view text) {
 
 namespace {
 
-// An integer token of 2^64 or more (or below -2^63) at `text`'s start: valid
-// JSON that the tool cannot hold in the 64 bits it reads integers into.
+// An integer token that simdjson refuses for its size: 2^64 or more (up to
+// 2^64 - 1 it reads as unsigned), or below -2^63. Valid JSON that the tool
+// cannot hold in the 64 bits it reads integers into; a malformed number (a
+// leading zero, a letter after the digits) is not one.
 std::optional<std::string_view> oversized_integer(std::string_view text) {
-  const size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
-  size_t end = sign;
+  const bool negative = !text.empty() && text[0] == '-';
+  size_t end = negative ? 1 : 0;
   while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-  const size_t digits = end - sign;
-  if (digits < 19 || text[sign] == '0' ||
-      (end < text.size() && (text[end] == '.' || text[end] == 'e' || text[end] == 'E')))
+  const std::string_view digits = text.substr(negative ? 1 : 0, end - (negative ? 1 : 0));
+  if (digits.empty() || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
+  if (end < text.size() && !is_json_whitespace(text[end]) && text[end] != ',' && text[end] != '}' &&
+      text[end] != ']')
     return std::nullopt;
+  const std::string_view limit = negative ? "9223372036854775809" : "18446744073709551616";
+  const bool too_large =
+      digits.size() != limit.size() ? digits.size() > limit.size() : digits >= limit;
+  if (!too_large) return std::nullopt;
   return text.substr(0, end);
+}
+
+// A long token shown by its head and its length.
+std::string shown_token(std::string_view token) {
+  constexpr size_t kShown = 40;
+  if (token.size() <= kShown) return std::string(token);
+  return std::string(token.substr(0, kShown)) + "... (" + std::to_string(token.size()) +
+         " characters)";
 }
 
 }  // namespace
@@ -362,14 +377,13 @@ void EventParser::fail(error_code error) const {
       location < document_text_.data() + document_text_.size()) {
     offset += static_cast<uint64_t>(location - document_text_.data());
     at = std::string_view(
-        location, std::min<size_t>(64, static_cast<size_t>(document_text_.data() +
-                                                           document_text_.size() - location)));
+        location, static_cast<size_t>(document_text_.data() + document_text_.size() - location));
     if (at.substr(0, 3) == "NaN" || at.substr(0, 8) == "Infinity" || at.substr(0, 9) == "-Infinity")
       what = "NaN and Infinity are not JSON numbers";
   }
   if (error == simdjson::NUMBER_ERROR) {
     const auto integer = oversized_integer(at);
-    what = integer ? "the integer " + std::string(*integer) + " does not fit in 64 bits"
+    what = integer ? "the integer " + shown_token(*integer) + " does not fit in 64 bits"
                    : "a number is malformed or out of double range";
   }
   if (error == simdjson::DEPTH_ERROR)

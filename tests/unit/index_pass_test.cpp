@@ -145,4 +145,28 @@ TEST_CASE("strings are checked wherever they stand, escaped or read in place") {
   CHECK(index.annotation_names[index.annotations[0].name] == "PP:0F0");
 }
 
+TEST_CASE("an integer too large for 64 bits is named as such, a malformed number is not") {
+  auto error_for_pid = [](const std::string& pid) {
+    const std::string event = "{\"name\":\"k\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":" + pid +
+                              ",\"tid\":7,\"ts\":0,\"dur\":1,\"args\":{\"stream\":7}}";
+    return error_of(trace({kernel(0, 7, "0", "2"), event}), 0);
+  };
+  const std::string too_large = "does not fit in 64 bits";
+  const std::string malformed = "a number is malformed or out of double range";
+  CHECK_THAT(error_for_pid("18446744073709551616"),
+             Catch::Contains("the integer 18446744073709551616 " + too_large));
+  CHECK_THAT(error_for_pid("-9223372036854775809"),
+             Catch::Contains("the integer -9223372036854775809 " + too_large));
+  // Shown by its head when long.
+  CHECK_THAT(error_for_pid(std::string(100, '9')),
+             Catch::Contains("the integer 9999999999999999999999999999999999999999... (100 "
+                             "characters) " +
+                             too_large));
+  // Not oversized integers: a fraction beyond double range, letters after the
+  // digits, a leading zero.
+  CHECK_THAT(error_for_pid("1" + std::string(400, '0') + ".0"), Catch::Contains(malformed));
+  CHECK_THAT(error_for_pid("1234567890123456789x"), !Catch::Contains(too_large));
+  CHECK_THAT(error_for_pid("012345678901234567890"), !Catch::Contains(too_large));
+}
+
 }  // namespace tracecompact
