@@ -78,6 +78,11 @@ bool read_group(od::value group_value, PPGroup& ranks, const ValueReader& reader
       for (auto element_result : array) {
         od::value element;
         reader.check(std::move(element_result).get(element));
+        // An integer of 2^64 or more is a Python int equal to no 64-bit rank.
+        if (oversized_integer(json::trim_token(element.raw_json_token()))) {
+          ranks.push_back(GroupRank::other());
+          continue;
+        }
         JsonScalar scalar;
         reader.check(json::read_value(element, scalar, 3));
         ranks.push_back(group_rank(scalar));

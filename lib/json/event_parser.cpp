@@ -335,26 +335,6 @@ simdjson::padded_string_view EventParser::load(std::string_view text) {
 
 namespace {
 
-// An integer token that simdjson refuses for its size: 2^64 or more (up to
-// 2^64 - 1 it reads as unsigned), or below -2^63. Valid JSON that the tool
-// cannot hold in the 64 bits it reads integers into; a malformed number (a
-// leading zero, a letter after the digits) is not one.
-std::optional<std::string_view> oversized_integer(std::string_view text) {
-  const bool negative = !text.empty() && text[0] == '-';
-  size_t end = negative ? 1 : 0;
-  while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-  const std::string_view digits = text.substr(negative ? 1 : 0, end - (negative ? 1 : 0));
-  if (digits.empty() || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
-  if (end < text.size() && !is_json_whitespace(text[end]) && text[end] != ',' && text[end] != '}' &&
-      text[end] != ']')
-    return std::nullopt;
-  const std::string_view limit = negative ? "9223372036854775809" : "18446744073709551616";
-  const bool too_large =
-      digits.size() != limit.size() ? digits.size() > limit.size() : digits >= limit;
-  if (!too_large) return std::nullopt;
-  return text.substr(0, end);
-}
-
 // A long token shown by its head and its length.
 std::string shown_token(std::string_view token) {
   constexpr size_t kShown = 40;

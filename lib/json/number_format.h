@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,13 @@ inline bool is_short_plain_number(std::string_view token) {
   while (is_digit(i)) ++i;
   return i == n && i > first_decimal && i - first_decimal <= 15;
 }
+
+// The integer token at the start of `text` when simdjson refuses it for its size:
+// 2^64 or more (up to 2^64 - 1 it reads as unsigned), or below -2^63, followed
+// by a delimiter or the end. Valid JSON that the tool cannot hold in the 64 bits
+// it reads integers into; a malformed number (a leading zero, a letter after the
+// digits) is not one.
+std::optional<std::string_view> oversized_integer(std::string_view text);
 
 // True when a JSON number token has neither fraction nor exponent (spec 0).
 inline bool is_integer_token(std::string_view token) {

@@ -49,6 +49,9 @@ TEST_CASE("a rank is found in its PP group with Python's equality", "[pp_rank]")
   CHECK(pp_rank_of(info("9007199254740993", "[" + mesh + "[9007199254740992.0]}]")) == 0);
   CHECK(pp_rank_of(info("-9223372036854775808", "[" + mesh + "[1,-9223372036854775808]}]")) == 1);
   CHECK(pp_rank_of(info("7", "[" + mesh + "[18446744073709551615,7]}]")) == 1);
+  // Integers beyond 64 bits equal no rank, and are no fault (any group).
+  CHECK(pp_rank_of(info("7", "[" + mesh + "[18446744073709551616,7]}]")) == 1);
+  CHECK(pp_rank_of(info("7", "[{\"pg_name\":\"dp\",\"ranks\":[-99999999999999999999]}]")) == 0);
   // A group that is not a PP group is passed over; so is one without the rank.
   CHECK(pp_rank_of(info("3",
                         "[{\"pg_name\":\"dp\",\"ranks\":[3]},{\"pg_name\":\"torchtitan_real_pp\","
