@@ -131,7 +131,8 @@ std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts
   const auto found = index_.stream_ids.find(stream);
   if (found == index_.stream_ids.end()) return std::nullopt;
   const uint32_t id = found->second;
-  if (hints.position.empty()) hints.position.assign(index_.streams.size(), stream_begin_[id]);
+  if (hints.position.empty())  // each stream searched from its start at first
+    hints.position.assign(stream_begin_.begin(), stream_begin_.end() - 1);
   const size_t begin = stream_begin_[id];
   const size_t end = stream_begin_[id + 1];
   // The last slice starting at ts: equal starts are in event order.
