@@ -187,9 +187,7 @@ std::optional<std::string_view> oversized_integer(std::string_view text) {
   while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
   const std::string_view digits = text.substr(negative ? 1 : 0, end - (negative ? 1 : 0));
   if (digits.empty() || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
-  if (end < text.size() && !is_json_whitespace(text[end]) && text[end] != ',' && text[end] != '}' &&
-      text[end] != ']')
-    return std::nullopt;
+  if (end < text.size() && !ends_json_scalar(text[end])) return std::nullopt;
   const std::string_view limit = negative ? "9223372036854775809" : "18446744073709551616";
   const bool too_large =
       digits.size() != limit.size() ? digits.size() > limit.size() : digits >= limit;

@@ -26,9 +26,7 @@ constexpr size_t kDeepestEvent = 64;
 
 // Just past the scalar (number or literal) that starts at `at`.
 size_t scalar_end(std::string_view text, size_t at) {
-  while (at < text.size() && !is_json_whitespace(text[at]) && text[at] != ',' && text[at] != '}' &&
-         text[at] != ']')
-    ++at;
+  while (at < text.size() && !ends_json_scalar(text[at])) ++at;
   return at;
 }
 

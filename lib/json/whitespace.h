@@ -8,4 +8,10 @@ inline bool is_json_whitespace(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+// What may follow a number or literal inside an object or array: whitespace,
+// ',', '}' or ']'.
+inline bool ends_json_scalar(char c) {
+  return is_json_whitespace(c) || c == ',' || c == '}' || c == ']';
+}
+
 }  // namespace tracecompact

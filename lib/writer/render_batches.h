@@ -2,9 +2,10 @@
 // by segment (tokenizer/event_segments.h), one per batch, with the plan's action
 // for each event, and appends the rendered batches to the output in event order
 // (handing their buffers to the sink); worker threads read a plain input's
-// segment themselves, find the events in the batches and render them meanwhile. Merged flow ids are
-// numbered in order of first appearance, so a worker leaves a blank for each, as wide as the rank's
-// largest possible id, and the caller writes the ids into the blanks in order.
+// segment themselves, find the events in the batches and render them meanwhile.
+// Merged flow ids are numbered in order of first appearance, so a worker leaves a
+// blank for each, as wide as the rank's largest possible id, and the caller
+// writes the ids into the blanks in order.
 #pragma once
 
 #include <exception>

@@ -107,7 +107,7 @@ size_t scalar_value_end(const char* p, size_t at, size_t n) {
     return 0;
   }
   size_t i = at;
-  while (i < n && p[i] != ',' && p[i] != '}' && p[i] != ']' && !is_json_whitespace(p[i])) ++i;
+  while (i < n && !ends_json_scalar(p[i])) ++i;
   return i;
 }
 
