@@ -14,6 +14,7 @@
 #include "tracecompact/error.h"
 #include "util/growable_array.h"
 #include "util/hash128.h"
+#include "util/warm_chunks.h"
 
 namespace tracecompact {
 namespace {
@@ -168,7 +169,13 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
   EventDigester caller_digester;
   std::string caller_arena;
   std::optional<EventBatches> batches;
-  if (workers > 0) batches.emplace(workers);
+  // With parser threads this thread is the one they wait for, and the index it
+  // grows would have it clear fresh pages; without, the cores are busy anyway.
+  std::optional<WarmChunkSupply> warm_chunks;
+  if (workers > 0) {
+    batches.emplace(workers);
+    warm_chunks.emplace();
+  }
   auto add_batch = [&](const EventBatch& batch) { builder.add(batch); };
   auto take_event = [&](const TraceTokenizer::Item& item) {
     if (!batches) {

@@ -10,8 +10,9 @@ namespace tracecompact {
 
 WriteBehindSink::WriteBehindSink(ByteSink& inner, size_t block_size, size_t depth)
     : inner_(inner), block_size_(block_size), blocks_(depth < 2 ? 2 : depth) {
-  for (auto& block : blocks_) block.bytes.resize(block_size);
-  thread_ = start_helper_thread([this] { consume(); });
+  thread_ = start_helper_thread([this] {
+    if (prepare_blocks()) consume();
+  });
 }
 
 WriteBehindSink::~WriteBehindSink() {
@@ -23,7 +24,34 @@ WriteBehindSink::~WriteBehindSink() {
   thread_.join();
 }
 
+// The sink is made before pass 1, long before the first write: fresh memory is
+// slow to touch here, so the writer thread touches the blocks in the meantime.
+bool WriteBehindSink::prepare_blocks() {
+  std::exception_ptr failure;
+  try {
+    for (auto& block : blocks_) block.bytes.resize(block_size_);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  {
+    std::lock_guard lock(mutex_);
+    blocks_ready_ = true;
+    if (failure) error_ = failure;
+  }
+  changed_.notify_all();
+  return !failure;
+}
+
+void WriteBehindSink::wait_for_blocks() {
+  if (caller_has_blocks_) return;
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [&] { return blocks_ready_; });
+  if (error_) std::rethrow_exception(error_);
+  caller_has_blocks_ = true;
+}
+
 void WriteBehindSink::write(const char* data, size_t size) {
+  wait_for_blocks();
   while (size > 0) {
     Block& block = blocks_[submitted_ % blocks_.size()];
     // A block may hold storage adopted from the caller: any size will do for
@@ -56,6 +84,7 @@ void WriteBehindSink::submit_current() {
 
 void WriteBehindSink::adopt(std::vector<char>& bytes, size_t begin, size_t end) {
   if (begin == end) return;
+  wait_for_blocks();
   if (blocks_[submitted_ % blocks_.size()].size > 0) submit_current();  // what came before
   Block& block = blocks_[submitted_ % blocks_.size()];
   // Storage left outsized by a huge event is not passed on to be kept.
@@ -67,6 +96,7 @@ void WriteBehindSink::adopt(std::vector<char>& bytes, size_t begin, size_t end) 
 }
 
 void WriteBehindSink::finish() {
+  wait_for_blocks();
   if (blocks_[submitted_ % blocks_.size()].size > 0) submit_current();
   {
     std::unique_lock lock(mutex_);

@@ -35,8 +35,10 @@ class WriteBehindSink final : public ByteSink {
     size_t begin = 0;         // the data is bytes[begin, size)
     size_t size = 0;
   };
-  void submit_current();  // hands the caller's block to the writer
-  void consume();         // the writer thread
+  void submit_current();   // hands the caller's block to the writer
+  bool prepare_blocks();   // the writer thread, first; false if it failed
+  void wait_for_blocks();  // the caller, before it first touches a block
+  void consume();          // the writer thread
 
   ByteSink& inner_;
   const size_t block_size_;
@@ -47,6 +49,8 @@ class WriteBehindSink final : public ByteSink {
   size_t written_ = 0;    // blocks the writer has finished with
   bool closing_ = false;  // no more blocks will come
   bool stopping_ = false;
+  bool blocks_ready_ = false;
+  bool caller_has_blocks_ = false;  // caller side: blocks_ready_ seen
   std::exception_ptr error_;
   std::thread thread_;
 };

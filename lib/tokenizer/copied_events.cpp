@@ -12,7 +12,7 @@ namespace {
 
 // Bytes of events per batch: large enough that handing a batch over costs
 // little, small enough that a few per thread stay in cache.
-constexpr size_t kBatchBytes = size_t{512} << 10;
+constexpr size_t kBatchBytes = size_t{256} << 10;
 
 }  // namespace
 

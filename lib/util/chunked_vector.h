@@ -1,10 +1,9 @@
 // An append-only array stored in chunks: growing never copies. Chunks double
 // from 4 KiB up to 2 MiB (small traces stay small); full-size chunks are offered
 // to the kernel as transparent huge pages, since first touch of fresh memory
-// (one page fault per 4 KiB) is slow on these machines.
+// (one page fault per 4 KiB) is slow on these machines, and come touched ahead
+// of use while the growing thread has a WarmChunkSupply (util/warm_chunks.h).
 #pragma once
-
-#include <sys/mman.h>
 
 #include <cstddef>
 #include <cstdlib>
@@ -14,12 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "util/warm_chunks.h"
+
 namespace tracecompact {
 
 template <typename T>
 class ChunkedVector {
   static_assert(std::is_trivially_copyable_v<T>, "records are plain data");
-  static constexpr size_t kChunkBytes = size_t{2} << 20;
+  static constexpr size_t kChunkBytes = kIndexChunkBytes;
   static constexpr size_t kPerChunk = kChunkBytes / sizeof(T);
   static constexpr size_t kFirstChunk = kPerChunk >> 9;  // 4 KiB worth of records
   static constexpr size_t kGrowing = 10;                 // chunks of 1, 2, ... 512 x kFirstChunk
@@ -83,10 +84,9 @@ class ChunkedVector {
  private:
   void add_chunk(size_t capacity) {
     const size_t bytes = capacity * sizeof(T);
-    void* memory = bytes >= kChunkBytes / 2 ? std::aligned_alloc(kChunkBytes, kChunkBytes)
-                                            : std::malloc(bytes);
+    chunks_.reserve(chunks_.size() + 1);  // no leak if this throws
+    void* memory = bytes >= kChunkBytes / 2 ? take_index_chunk() : std::malloc(bytes);
     if (!memory) throw std::bad_alloc();
-    if (bytes >= kChunkBytes / 2) ::madvise(memory, kChunkBytes, MADV_HUGEPAGE);
     chunks_.emplace_back(static_cast<T*>(memory));
   }
 

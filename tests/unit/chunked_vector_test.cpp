@@ -1,6 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
 #include "util/chunked_vector.h"
+#include "util/warm_chunks.h"
 
 TEST_CASE("chunked vector keeps every element across growing and full chunks", "[util]") {
   tracecompact::ChunkedVector<uint64_t> values;
@@ -14,4 +21,39 @@ TEST_CASE("chunked vector keeps every element across growing and full chunks", "
   for (uint64_t v : values) all = all && v == 3 * k++;
   CHECK(all);
   CHECK(k == n);
+}
+
+TEST_CASE("a warm chunk supply hands out touched, aligned full-size chunks", "[util]") {
+  using tracecompact::kIndexChunkBytes;
+  tracecompact::WarmChunkSupply supply(2);
+  void* chunk = nullptr;
+  // The helper prepares chunks in the background; give it time on a busy machine.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!(chunk = supply.take()) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(chunk != nullptr);
+  CHECK(reinterpret_cast<uintptr_t>(chunk) % kIndexChunkBytes == 0);
+  std::memset(chunk, 0x5a, kIndexChunkBytes);
+  CHECK(static_cast<unsigned char*>(chunk)[kIndexChunkBytes - 1] == 0x5a);
+  std::free(chunk);
+}
+
+TEST_CASE("chunked vectors grown under a warm chunk supply keep every element", "[util]") {
+  const size_t n = 2000000;  // eight full chunks of uint64_t
+  tracecompact::ChunkedVector<uint64_t> values;
+  {
+    tracecompact::WarmChunkSupply outer(1);
+    tracecompact::WarmChunkSupply inner(3);  // the thread's supply until it goes
+    for (size_t i = 0; i < n / 2; ++i) values.push_back(i ^ 0x9e3779b97f4a7c15);
+  }
+  // No supply any more: fresh chunks again, for this thread and others.
+  for (size_t i = n / 2; i < n; ++i) values.push_back(i ^ 0x9e3779b97f4a7c15);
+  tracecompact::ChunkedVector<uint64_t> elsewhere;
+  std::thread([&] {
+    for (size_t i = 0; i < n / 4; ++i) elsewhere.push_back(i);
+  }).join();
+  bool all = values.size() == n && elsewhere.size() == n / 4;
+  for (size_t i = 0; i < n; ++i) all = all && values[i] == (i ^ 0x9e3779b97f4a7c15);
+  for (size_t i = 0; i < n / 4; ++i) all = all && elsewhere[i] == i;
+  CHECK(all);
 }

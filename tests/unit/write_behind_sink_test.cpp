@@ -2,6 +2,7 @@
 // write sizes; the inner sink is finished last; a writer failure reaches the caller.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -87,6 +88,20 @@ TEST_CASE("write-behind dropped without finish stops quietly") {
     WriteBehindSink sink(inner, 16, 2);
     sink.write("partial output", 14);
   }
+  CHECK_FALSE(inner.finished);
+}
+
+TEST_CASE("write-behind reports blocks it could not prepare at the first use") {
+  // The writer thread sizes the blocks; a size no vector can have fails there.
+  RecordingSink inner;
+  for (int use = 0; use < 3; ++use) {
+    WriteBehindSink sink(inner, std::numeric_limits<size_t>::max(), 2);
+    std::vector<char> buffer(8, 'x');
+    if (use == 0) CHECK_THROWS_AS(sink.write("x", 1), std::length_error);
+    if (use == 1) CHECK_THROWS_AS(sink.adopt(buffer, 0, buffer.size()), std::length_error);
+    if (use == 2) CHECK_THROWS_AS(sink.finish(), std::length_error);
+  }
+  CHECK(inner.text.empty());
   CHECK_FALSE(inner.finished);
 }
 
