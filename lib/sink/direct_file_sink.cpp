@@ -7,9 +7,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 #include "sink/file_system.h"
 #include "tracecompact/error.h"
+#include "util/helper_thread.h"
 
 namespace tracecompact {
 
@@ -25,50 +27,118 @@ DirectFileSink::DirectFileSink(int fd, std::string display_name, size_t buffer_s
   // Only local disks: on a network file system O_DIRECT turns every write into a
   // synchronous round trip, and tmpfs has no device to write to.
   if (file_system_kind(fd_) != FileSystemKind::local_disk) return;
-  buffer_.reset(static_cast<char*>(std::aligned_alloc(kAlignment, buffer_size_)));
-  if (!buffer_) return;
+  // Three buffers: one filling, one being written, one spare for a slow write.
+  buffers_.resize(3);
+  for (Buffer& buffer : buffers_) {
+    buffer.bytes.reset(static_cast<char*>(std::aligned_alloc(kAlignment, buffer_size_)));
+    if (!buffer.bytes) {
+      buffers_.clear();
+      return;
+    }
+  }
   const int flags = ::fcntl(fd_, F_GETFL);
   direct_ = flags >= 0 && ::fcntl(fd_, F_SETFL, flags | O_DIRECT) == 0;
+  if (!direct_) return;
+  try {
+    device_ = start_helper_thread([this] { write_out(); });
+  } catch (const std::system_error&) {
+    // No thread to spare: plain writes.
+    if (!stop_direct()) fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
+  }
 }
 
-DirectFileSink::~DirectFileSink() = default;
+DirectFileSink::~DirectFileSink() {
+  if (!device_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  device_.join();
+}
+
+bool DirectFileSink::direct() const {
+  std::lock_guard lock(mutex_);
+  return direct_;
+}
 
 void DirectFileSink::write(const char* data, size_t size) {
-  while (direct_ && size > 0) {
-    const size_t taken = std::min(size, buffer_size_ - buffered_);
-    std::memcpy(buffer_.get() + buffered_, data, taken);
-    buffered_ += taken;
+  if (!device_.joinable()) {  // never direct
+    plain_.write(data, size);
+    return;
+  }
+  while (size > 0) {
+    Buffer& buffer = filling();
+    const size_t taken = std::min(size, buffer_size_ - buffer.size);
+    std::memcpy(buffer.bytes.get() + buffer.size, data, taken);
+    buffer.size += taken;
     data += taken;
     size -= taken;
-    if (buffered_ == buffer_size_) flush_whole_blocks();
+    if (buffer.size == buffer_size_) hand_over();
   }
-  if (size > 0) plain_.write(data, size);  // not (or no longer) direct
 }
 
 void DirectFileSink::finish() {
-  if (!direct_) return;
-  flush_whole_blocks();
-  // The tail is shorter than a block: it goes through the page cache, so that the
-  // file ends where the data does without padding or truncating.
-  const size_t tail = buffered_;
-  buffered_ = 0;
+  if (!device_.joinable()) return;
+  // The whole blocks of the last buffer go direct; the tail, shorter than a
+  // block, through the page cache, so that the file ends where the data does.
+  Buffer& last = filling();
+  const size_t whole = last.size / kAlignment * kAlignment;
+  const char* const tail = last.bytes.get() + whole;
+  const size_t tail_size = last.size - whole;
+  if (whole > 0) {
+    last.size = whole;
+    hand_over();
+  }
+  {
+    std::unique_lock lock(mutex_);
+    wait_until_written(lock);
+  }
+  // The device thread is idle now: the tail and the flags are the caller's.
   if (direct_ && !stop_direct())
     fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
-  plain_.write(buffer_.get(), tail);
+  plain_.write(tail, tail_size);
 }
 
-// Writes the whole blocks of the buffer and keeps the partial one at its start
-// (or writes it too, after a fallback, so that nothing waits behind later writes).
-void DirectFileSink::flush_whole_blocks() {
-  const size_t whole = buffered_ / kAlignment * kAlignment;
-  write_at_end(buffer_.get(), whole);
-  if (!direct_) {
-    plain_.write(buffer_.get() + whole, buffered_ - whole);
-    buffered_ = 0;
-    return;
+void DirectFileSink::hand_over() {
+  std::unique_lock lock(mutex_);
+  if (error_) std::rethrow_exception(error_);
+  ++handed_;
+  changed_.notify_all();
+  changed_.wait(lock, [&] { return handed_ - written_ < buffers_.size() || error_; });
+  if (error_) std::rethrow_exception(error_);
+  filling().size = 0;
+}
+
+void DirectFileSink::wait_until_written(std::unique_lock<std::mutex>& lock) {
+  changed_.wait(lock, [&] { return written_ == handed_ || error_; });
+  if (error_) std::rethrow_exception(error_);
+}
+
+// Writes the handed buffers in order; once stopping, those already handed over.
+void DirectFileSink::write_out() {
+  for (;;) {
+    const Buffer* buffer;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return stopping_ || written_ < handed_; });
+      if (written_ == handed_) return;
+      buffer = &buffers_[written_ % buffers_.size()];
+    }
+    try {
+      write_at_end(buffer->bytes.get(), buffer->size);
+    } catch (...) {
+      std::lock_guard lock(mutex_);
+      error_ = std::current_exception();
+      changed_.notify_all();
+      return;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      ++written_;
+    }
+    changed_.notify_all();
   }
-  std::memmove(buffer_.get(), buffer_.get() + whole, buffered_ - whole);
-  buffered_ -= whole;
 }
 
 void DirectFileSink::write_at_end(const char* data, size_t size) {
@@ -89,6 +159,7 @@ void DirectFileSink::write_at_end(const char* data, size_t size) {
 bool DirectFileSink::stop_direct() {
   const int flags = ::fcntl(fd_, F_GETFL);
   if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return false;
+  std::lock_guard lock(mutex_);
   direct_ = false;
   return true;
 }
