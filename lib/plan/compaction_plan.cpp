@@ -25,8 +25,15 @@ CompactionPlan::CompactionPlan(TraceIndex& index, bool parallel) : index_(index)
   // Steps that touch disjoint state run side by side. Lane packing's sort is the
   // plan's peak of memory, so beside it runs only the stream order, which sorts
   // its 4-byte indexes in place.
+  // Lane packing is the longest step: beside it, the annotations' nearest
+  // slices, which need only the stream order; their lanes' tids come after.
   run_side_by_side(
-      parallel, [&] { index_streams(); }, [&] { assign_lanes(); });
+      parallel,
+      [&] {
+        index_streams();
+        find_annotation_slices();
+      },
+      [&] { assign_lanes(); });
   run_side_by_side(
       parallel, [&] { build_spans(); },
       [&] {
@@ -205,13 +212,13 @@ size_t CompactionPlan::nearest_slice(uint32_t stream, double ts) const {
   return best;
 }
 
-void CompactionPlan::map_annotations() {
-  uint64_t mapped = 0;
+// spec 5: each annotation on an old stream finds its nearest slice there.
+void CompactionPlan::find_annotation_slices() {
   outcomes_.resize(index_.annotations.size());
   for (size_t i = 0; i < index_.annotations.size(); ++i) {
     const AnnotationRecord& a = index_.annotations[i];
     AnnotationOutcome& out = outcomes_[i];
-    out = {a.tid, AnnotationFate::kKept, false};
+    out = {a.tid, kNoSlice, AnnotationFate::kKept, false};
     const auto stream = index_.stream_ids.find({a.pid, a.tid});
     if (stream == index_.stream_ids.end()) continue;
     if (a.flags & kMetadataShape) {
@@ -220,8 +227,16 @@ void CompactionPlan::map_annotations() {
     }
     if ((a.flags & kTsPresent) && !(a.flags & kTsNumeric))
       fail_input("GPU annotation " + std::to_string(a.event_index) + " has a non-numeric ts");
-    const size_t slice = nearest_slice(stream->second, a.ts);
-    out.tid = lanes_[index_.slices[slice].lane].annotation_tid;
+    out.slice = static_cast<uint32_t>(nearest_slice(stream->second, a.ts));
+  }
+}
+
+// ... and moves to the annotation track of that slice's lane.
+void CompactionPlan::map_annotations() {
+  uint64_t mapped = 0;
+  for (AnnotationOutcome& out : outcomes_) {
+    if (out.slice == kNoSlice) continue;
+    out.tid = lanes_[index_.slices[out.slice].lane].annotation_tid;
     ++mapped;
   }
   counts_.gpu_annotations_mapped = mapped;  // stored once (see build_spans)

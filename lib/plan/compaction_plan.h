@@ -40,9 +40,11 @@ struct TrackName {  // spec 8: one thread_name + thread_sort_index pair
 };
 
 enum class AnnotationFate : uint8_t { kKept, kDropped };
+inline constexpr uint32_t kNoSlice = UINT32_MAX;
 
 struct AnnotationOutcome {  // 16 bytes
   int64_t tid;              // final tid
+  uint32_t slice;           // the nearest slice of its stream (spec 5), or kNoSlice
   AnnotationFate fate;
   bool retimed;  // coalesced: the record's ts/dur now hold the merged interval, written as floats
 };
@@ -97,6 +99,7 @@ class CompactionPlan {
   void assign_lanes();
   void group_by_lane(const SliceOrder& order);
   void index_streams();
+  void find_annotation_slices();
   void map_annotations();
   void coalesce_annotations();
   void build_spans();
