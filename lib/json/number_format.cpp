@@ -103,6 +103,22 @@ char* write_round_trip(double value, char* first, char* last) {
   return std::to_chars(first, last, value).ptr;
 }
 
+char* write_float_thousandths(double value, char* first) {
+  // As in write_round_trip: k / 1000 rounding to `value` means the decimal
+  // k/1000 reads back as `value`. Below 2^43 doubles are closer than 0.001, so
+  // no other decimal of three places or fewer does: it is the shortest text.
+  if (!(value < 0x1p43) || std::signbit(value)) return nullptr;
+  const double scaled = value * 1000.0;
+  const int64_t k = std::llround(scaled);
+  if (static_cast<double>(k) / 1000.0 != value) return nullptr;
+  char* out = write_thousandths(static_cast<uint64_t>(k), first);
+  if (k % 1000 == 0) {  // a float, not an integer
+    *out++ = '.';
+    *out++ = '0';
+  }
+  return out;
+}
+
 TimestampShift TimestampShift::from_nanoseconds(uint64_t nanoseconds) {
   TimestampShift shift;
   shift.offset_us = static_cast<double>(nanoseconds) / 1000.0;

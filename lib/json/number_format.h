@@ -25,6 +25,12 @@ double read_number_token(std::string_view token);
 // as timestamps in microseconds with nanosecond digits are. Returns the end.
 char* write_round_trip(double value, char* first, char* last);
 
+// Writes a double below 2^43 that is the nearest double to some k / 1000 (k
+// not negative, the value not -0.0) as its shortest text, printed as a float
+// ("12.5", "12.0"); returns nullptr for any other value, which the caller then
+// prints in full. `first` has room for 24 characters.
+char* write_float_thousandths(double value, char* first);
+
 // A merge's time shift by a whole number of nanoseconds (spec 11: ts + offset,
 // offset = nanoseconds / 1000.0).
 struct TimestampShift {

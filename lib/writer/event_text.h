@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "json/number_format.h"
 #include "tracecompact/error.h"
 #include "writer/output_stream.h"
 
@@ -37,11 +38,13 @@ class EventText {
     stream_.write(digits, static_cast<size_t>(end - digits));
     return *this;
   }
-  // A computed time (as write_time: a finite double, shortest spelling).
+  // A computed time (as write_time: a finite double, shortest spelling; times
+  // that are whole nanoseconds without Grisu's digit generation).
   EventText& time(double value) {
     if (!std::isfinite(value)) fail_input("a computed time is not a finite number");
     char digits[32];
-    const char* end = rapidjson::internal::dtoa(value, digits);
+    const char* end = write_float_thousandths(value, digits);
+    if (!end) end = rapidjson::internal::dtoa(value, digits);
     stream_.write(digits, static_cast<size_t>(end - digits));
     return *this;
   }

@@ -180,6 +180,43 @@ TEST_CASE("doubles are written as text that reads back as the same double") {
   }
 }
 
+TEST_CASE("whole-nanosecond times print as floats that read back as the same double") {
+  auto written = [](double value) {
+    char text[32];
+    const char* end = write_float_thousandths(value, text);
+    return end ? std::string(static_cast<const char*>(text), end) : std::string("-");
+  };
+  CHECK(written(0.0) == "0.0");
+  CHECK(written(12.0) == "12.0");  // a float, as the reference prints it
+  CHECK(written(12.5) == "12.5");
+  CHECK(written(0.001) == "0.001");
+  CHECK(written(1712195495225.968) == "1712195495225.968");
+  // Not k / 1000, negative, -0.0 or too large: left to the general printer.
+  CHECK(written(0.1 + 0.2) == "-");
+  CHECK(written(0.0005) == "-");
+  CHECK(written(-12.5) == "-");
+  CHECK(written(-0.0) == "-");
+  CHECK(written(8925179430332.582) == "-");  // beyond 2^43: 0.001 apart may be one double
+  CHECK(written(1e300) == "-");
+  std::mt19937_64 random(13);
+  int left_to_the_general_printer = 0;  // k * 1000 may round off k near 2^53
+  for (int i = 0; i < 50000; ++i) {
+    const double value = static_cast<double>(random() % 8796093022208000ull) / 1000.0;
+    const std::string text = written(value);
+    if (text == "-") {
+      ++left_to_the_general_printer;
+      continue;
+    }
+    double back = 0;
+    const auto result = std::from_chars(text.data(), text.data() + text.size(), back);
+    INFO(text);
+    REQUIRE(result.ptr == text.data() + text.size());
+    REQUIRE(std::memcmp(&back, &value, sizeof back) == 0);
+    REQUIRE(text.find('.') != std::string::npos);
+  }
+  CHECK(left_to_the_general_printer < 500);
+}
+
 namespace {
 
 // What the merge must write for ts + offset (spec 11): the float sum.
