@@ -54,13 +54,16 @@ struct Rank {
 };
 
 // Pass 1 and planning of every rank, `threads` at a time; the first failure (in
-// file order) is reported, whatever the thread count.
+// file order) is reported, whatever the thread count. The ranks are read last
+// to first: pass 2 writes them in PP order, mostly the ranks' order, and a host
+// whose page cache cannot hold all of them still has the last ones read.
 void index_ranks(std::vector<Rank>& ranks, unsigned requested_threads) {
   const unsigned threads = ranks_at_once(requested_threads, ranks.size());
   std::vector<std::exception_ptr> errors(ranks.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < ranks.size(); i = next++) {
+    for (size_t taken = next++; taken < ranks.size(); taken = next++) {
+      const size_t i = ranks.size() - 1 - taken;
       try {
         Rank& rank = ranks[i];
         rank.input = std::make_unique<TraceInput>(TraceInput::open_path(rank.file.path));

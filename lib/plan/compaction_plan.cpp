@@ -212,33 +212,44 @@ size_t CompactionPlan::nearest_slice(uint32_t stream, double ts) const {
   return best;
 }
 
-// spec 5: each annotation on an old stream finds its nearest slice there.
+// spec 5: each annotation on an old stream finds its nearest slice there. This
+// runs beside lane packing, whose sort is the plan's peak of memory: 4 bytes per
+// annotation here, the 16-byte outcomes only once the sort is done.
 void CompactionPlan::find_annotation_slices() {
-  outcomes_.resize(index_.annotations.size());
+  annotation_slices_.resize(index_.annotations.size());
   for (size_t i = 0; i < index_.annotations.size(); ++i) {
     const AnnotationRecord& a = index_.annotations[i];
-    AnnotationOutcome& out = outcomes_[i];
-    out = {a.tid, kNoSlice, AnnotationFate::kKept, false};
+    uint32_t& slice = annotation_slices_[i];
+    slice = kNotOnOldStream;
     const auto stream = index_.stream_ids.find({a.pid, a.tid});
     if (stream == index_.stream_ids.end()) continue;
     if (a.flags & kMetadataShape) {
-      out.fate = AnnotationFate::kDropped;  // old stream metadata (spec 5)
+      slice = kOldStreamMetadata;
       continue;
     }
     if ((a.flags & kTsPresent) && !(a.flags & kTsNumeric))
       fail_input("GPU annotation " + std::to_string(a.event_index) + " has a non-numeric ts");
-    out.slice = static_cast<uint32_t>(nearest_slice(stream->second, a.ts));
+    slice = static_cast<uint32_t>(nearest_slice(stream->second, a.ts));
   }
 }
 
-// ... and moves to the annotation track of that slice's lane.
+// ... and moves to the annotation track of that slice's lane; old stream
+// metadata is dropped (spec 5).
 void CompactionPlan::map_annotations() {
   uint64_t mapped = 0;
-  for (AnnotationOutcome& out : outcomes_) {
-    if (out.slice == kNoSlice) continue;
-    out.tid = lanes_[index_.slices[out.slice].lane].annotation_tid;
-    ++mapped;
+  outcomes_.resize(index_.annotations.size());
+  for (size_t i = 0; i < outcomes_.size(); ++i) {
+    const uint32_t slice = annotation_slices_[i];
+    AnnotationOutcome& out = outcomes_[i];
+    out = {index_.annotations[i].tid, AnnotationFate::kKept, false};
+    if (slice == kOldStreamMetadata) {
+      out.fate = AnnotationFate::kDropped;
+    } else if (slice != kNotOnOldStream) {
+      out.tid = lanes_[index_.slices[slice].lane].annotation_tid;
+      ++mapped;
+    }
   }
+  annotation_slices_ = {};
   counts_.gpu_annotations_mapped = mapped;  // stored once (see build_spans)
 }
 

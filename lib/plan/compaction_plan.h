@@ -40,11 +40,9 @@ struct TrackName {  // spec 8: one thread_name + thread_sort_index pair
 };
 
 enum class AnnotationFate : uint8_t { kKept, kDropped };
-inline constexpr uint32_t kNoSlice = UINT32_MAX;
 
 struct AnnotationOutcome {  // 16 bytes
   int64_t tid;              // final tid
-  uint32_t slice;           // the nearest slice of its stream (spec 5), or kNoSlice
   AnnotationFate fate;
   bool retimed;  // coalesced: the record's ts/dur now hold the merged interval, written as floats
 };
@@ -116,6 +114,10 @@ class CompactionPlan {
   SliceOrder by_lane_;                  // slice indices by lane, until the spans are built
   SliceOrder by_stream_;                // slice indices sorted by (stream, start, event order)
   std::vector<uint32_t> stream_begin_;  // range of each stream in by_stream_
+  // Per annotation, from find_annotation_slices() to map_annotations(): its
+  // nearest slice, or one of these.
+  static constexpr uint32_t kNotOnOldStream = UINT32_MAX, kOldStreamMetadata = UINT32_MAX - 1;
+  std::vector<uint32_t> annotation_slices_;
   std::vector<AnnotationOutcome> outcomes_;
   ChunkedVector<Span> spans_;
   std::vector<TrackName> track_names_;
