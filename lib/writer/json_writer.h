@@ -5,6 +5,8 @@
 #include <rapidjson/writer.h>
 
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 #include <string_view>
 
 #include "writer/output_stream.h"
@@ -42,10 +44,32 @@ class JsonOut {
     size_t length;
     std::string_view text;
   };
-  void raw_spliced(std::string_view json, const Replacement* replacements, size_t count) {
-    raw_spliced(json, replacements, count, [&](size_t i) {
-      stream_.write(replacements[i].text.data(), replacements[i].text.size());
-    });
+  // Ranges are anything with `at`, `length` and `text`. The event is put
+  // together in one claimed stretch of the buffer: merged events are spliced in
+  // up to five places each.
+  template <typename Range>
+  void raw_spliced(std::string_view json, const Range* ranges, size_t count) {
+    size_t size = json.size();
+    for (size_t i = 0; i < count; ++i) size += ranges[i].text.size() - ranges[i].length;
+    char* out = stream_.claim(size);
+    if (!out) {
+      raw_spliced(json, ranges, count,
+                  [&](size_t i) { stream_.write(ranges[i].text.data(), ranges[i].text.size()); });
+      return;
+    }
+    begin_raw_value();
+    out = stream_.claim(size);  // the separator may have taken room
+    if (!out) throw std::logic_error("claimed room vanished");
+    size_t copied = 0;
+    for (size_t i = 0; i < count; ++i) {
+      std::memcpy(out, json.data() + copied, ranges[i].at - copied);
+      out += ranges[i].at - copied;
+      std::memcpy(out, ranges[i].text.data(), ranges[i].text.size());
+      out += ranges[i].text.size();
+      copied = ranges[i].at + ranges[i].length;
+    }
+    std::memcpy(out, json.data() + copied, json.size() - copied);
+    stream_.commit(out + (json.size() - copied));
   }
   // The same, with range i (anything with `at` and `length`) replaced by what
   // `write_part(i)` writes to stream().

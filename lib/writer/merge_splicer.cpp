@@ -31,10 +31,12 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
   if (ph.find('\\') != std::string_view::npos || ph == "\"M\"") return false;
   count_ = 0;
   used_ = 0;
+  has_flow_id_ = false;
   if (fields.id.found && is_flow_phase_token(ph)) {
     const std::string_view id = fields.id.in(text);
     if (!FlowIdRenumberer::is_plain_integer(id)) return false;
     flow_id_.assign(id);
+    has_flow_id_ = true;
     add(fields.id.at, fields.id.length, {}, true);
   }
   if (fields.pid.found) {
@@ -76,6 +78,10 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
   for (size_t i = 1; i < count_; ++i)
     for (size_t j = i; j > 0 && parts_[j].at < parts_[j - 1].at; --j)
       std::swap(parts_[j], parts_[j - 1]);
+  if (!has_flow_id_) {
+    out.raw_spliced(text, parts_, count_);
+    return true;
+  }
   out.raw_spliced(text, parts_, count_, [&](size_t i) {
     if (parts_[i].flow_id)
       flow_ids.put(flow_id_, out.stream());

@@ -43,6 +43,7 @@ class MergeSplicer {
   char last_pid_text_[24];
   size_t last_pid_text_size_ = 0;
   Part parts_[5];
+  bool has_flow_id_ = false;  // a part is the flow id, which the FlowIdWriter writes
   size_t count_ = 0;
   char digits_[128];
   size_t used_ = 0;

@@ -39,6 +39,17 @@ class OutputStream {
     std::memcpy(buffer_.data() + used_, data, size);
     used_ += size;
   }
+  // Room for `size` bytes at the end, filled by the caller and ended by
+  // commit(): one check for a run of small copies. Null when `size` would not
+  // fit even in an empty buffer (then write() piece by piece).
+  char* claim(size_t size) {
+    if (size > buffer_.size() - used_) {
+      if (sink_ && size > buffer_.size()) return nullptr;
+      make_room(size);
+    }
+    return buffer_.data() + used_;
+  }
+  void commit(const char* end) { used_ = static_cast<size_t>(end - buffer_.data()); }
   // Hands the remaining bytes to the sink (the sink itself is finished by its owner).
   void drain() {
     if (used_ == 0 || !sink_) return;
