@@ -27,8 +27,9 @@ DirectFileSink::DirectFileSink(int fd, std::string display_name, size_t buffer_s
   // Only local disks: on a network file system O_DIRECT turns every write into a
   // synchronous round trip, and tmpfs has no device to write to.
   if (file_system_kind(fd_) != FileSystemKind::local_disk) return;
-  // Three buffers: one filling, one being written, one spare for a slow write.
-  buffers_.resize(3);
+  // Two buffers: one filling while the other is written (the write-behind
+  // queue before this sink absorbs a slow write).
+  buffers_.resize(2);
   for (Buffer& buffer : buffers_) {
     buffer.bytes.reset(static_cast<char*>(std::aligned_alloc(kAlignment, buffer_size_)));
     if (!buffer.bytes) {

@@ -1,5 +1,5 @@
 // Writes a new regular file on a local disk with O_DIRECT: whole aligned blocks
-// go from a few reused buffers straight to the device, past the page cache. On a
+// go from two reused buffers straight to the device, past the page cache. On a
 // virtual machine whose host takes freed memory back, filling fresh page-cache
 // pages costs more than the disk write itself (1 GB: 2.1-2.4 s buffered against
 // 0.45-0.5 s direct, measured with dd). The run does not read its output back
