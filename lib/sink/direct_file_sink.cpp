@@ -42,7 +42,7 @@ DirectFileSink::DirectFileSink(int fd, std::string display_name, size_t buffer_s
   if (!direct_) return;
   try {
     device_ = start_helper_thread([this] { write_out(); });
-  } catch (const std::system_error&) {
+  } catch (const std::exception&) {  // std::system_error, or no memory for it
     // No thread to spare: plain writes.
     if (!stop_direct()) fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
   }
@@ -87,10 +87,8 @@ void DirectFileSink::finish() {
   const size_t whole = last.size / kAlignment * kAlignment;
   const char* const tail = last.bytes.get() + whole;
   const size_t tail_size = last.size - whole;
-  if (whole > 0) {
-    last.size = whole;
-    hand_over();
-  }
+  last.size = whole;  // a second finish() finds nothing left
+  if (whole > 0) hand_over();
   {
     std::unique_lock lock(mutex_);
     wait_until_written(lock);

@@ -10,8 +10,8 @@
 // A direct write returns only once the device has the data, so the writes are
 // made on a device thread of the sink's own: the caller fills the next buffer
 // (a copy of 2 MiB) while the device takes the last one, instead of one after
-// the other. A device thread's failure reaches the caller at its next write()
-// or finish().
+// the other. A device thread's failure reaches the caller when it hands over
+// its next buffer, or at finish().
 #pragma once
 
 #include <condition_variable>

@@ -56,12 +56,21 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
     ::umask(mask);
     ::fchmod(fd_, 0666 & ~mask);
   }
-  plain_ = new_file_sink();
-  if (spec.gzip) gzip_ = std::make_unique<GzipSink>(*plain_, spec.gzip_level);
-  behind_ = std::make_unique<WriteBehindSink>(gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_);
+  try {
+    plain_ = new_file_sink();
+    if (spec.gzip) gzip_ = std::make_unique<GzipSink>(*plain_, spec.gzip_level);
+    behind_ = std::make_unique<WriteBehindSink>(gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_);
+  } catch (...) {
+    release();  // no destructor runs for a half-made object: no file left behind
+    throw;
+  }
 }
 
 OutputFile::~OutputFile() {
+  release();
+}
+
+void OutputFile::release() {
   behind_.reset();  // the writer thread stops before its descriptor is closed
   gzip_.reset();
   plain_.reset();  // and so does the helper of a prepared file

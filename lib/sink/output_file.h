@@ -37,6 +37,7 @@ class OutputFile {
   bool bypasses_page_cache() const { return bypasses_page_cache_; }
 
  private:
+  void release();  // stops the sinks, closes, and removes what was not committed
   OutputSpec spec_;
   std::string display_name_;
   std::string temp_path_;

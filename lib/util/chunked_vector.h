@@ -5,6 +5,7 @@
 // of use while the growing thread has a WarmChunkSupply (util/warm_chunks.h).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
@@ -84,7 +85,8 @@ class ChunkedVector {
  private:
   void add_chunk(size_t capacity) {
     const size_t bytes = capacity * sizeof(T);
-    chunks_.reserve(chunks_.size() + 1);  // no leak if this throws
+    if (chunks_.size() == chunks_.capacity())  // before the chunk: no leak if this throws
+      chunks_.reserve(std::max<size_t>(16, 2 * chunks_.capacity()));
     void* memory = bytes >= kChunkBytes / 2 ? take_index_chunk() : std::malloc(bytes);
     if (!memory) throw std::bad_alloc();
     chunks_.emplace_back(static_cast<T*>(memory));

@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <exception>
 #include <new>
 
 #include "util/helper_thread.h"
@@ -36,12 +37,18 @@ void* take_index_chunk() {
 
 WarmChunkSupply::WarmChunkSupply(size_t ahead) : ahead_(ahead), previous_(thread_supply) {
   ready_.reserve(ahead_);
-  helper_ = start_helper_thread([this] { keep_ready(); });
+  try {
+    helper_ = start_helper_thread([this] { keep_ready(); });
+  } catch (const std::exception&) {
+    return;  // no thread to spare: the index allocates its chunks itself
+  }
   thread_supply = this;
 }
 
 WarmChunkSupply::~WarmChunkSupply() {
-  thread_supply = previous_;
+  if (thread_supply == this)
+    thread_supply = previous_;  // destroyed in reverse order, on its thread
+  if (!helper_.joinable()) return;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;

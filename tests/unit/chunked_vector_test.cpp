@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 #include "util/chunked_vector.h"
@@ -55,5 +56,18 @@ TEST_CASE("chunked vectors grown under a warm chunk supply keep every element", 
   bool all = values.size() == n && elsewhere.size() == n / 4;
   for (size_t i = 0; i < n; ++i) all = all && values[i] == (i ^ 0x9e3779b97f4a7c15);
   for (size_t i = 0; i < n / 4; ++i) all = all && elsewhere[i] == i;
+  CHECK(all);
+}
+
+TEST_CASE("a warm chunk supply destroyed out of order leaves no dangling supply", "[util]") {
+  auto outer = std::make_unique<tracecompact::WarmChunkSupply>(1);
+  auto inner = std::make_unique<tracecompact::WarmChunkSupply>(1);
+  outer.reset();  // not the thread's current supply: the inner one stays in place
+  tracecompact::ChunkedVector<uint64_t> values;
+  for (size_t i = 0; i < 600000; ++i) values.push_back(i);  // into full-size chunks
+  inner.reset();
+  for (size_t i = 600000; i < 1200000; ++i) values.push_back(i);
+  bool all = values.size() == 1200000;
+  for (size_t i = 0; i < values.size(); ++i) all = all && values[i] == i;
   CHECK(all);
 }

@@ -98,6 +98,23 @@ TEST_CASE("a direct file shorter than a block, or a whole number of blocks") {
   }
 }
 
+TEST_CASE("a second finish() of a direct file writes nothing more") {
+  testsupport::TempDir dir;
+  for (const size_t size : {size_t{10}, 2 * kSmallBuffer + 10}) {
+    const std::string path = dir.path("twice" + std::to_string(size) + ".json");
+    const std::string data(size, 't');
+    {
+      testsupport::NewFile file(path);
+      DirectFileSink sink(file.fd, path, kSmallBuffer);
+      sink.write(data.data(), data.size());
+      sink.finish();
+      sink.finish();
+    }
+    INFO("size " << size);
+    CHECK(testsupport::read_file(path) == data);
+  }
+}
+
 TEST_CASE("a direct file falls back to plain writes when a direct write is refused") {
   testsupport::TempDir dir;
   if (!on_local_disk(dir.root())) return;
