@@ -35,7 +35,8 @@ void* take_index_chunk() {
   return memory;
 }
 
-WarmChunkSupply::WarmChunkSupply(size_t ahead) : ahead_(ahead), previous_(thread_supply) {
+WarmChunkSupply::WarmChunkSupply(size_t ahead) : ahead_(ahead) {
+  if (thread_supply) return;  // the thread has one: this one stays inactive
   ready_.reserve(ahead_);
   try {
     helper_ = start_helper_thread([this] { keep_ready(); });
@@ -46,8 +47,7 @@ WarmChunkSupply::WarmChunkSupply(size_t ahead) : ahead_(ahead), previous_(thread
 }
 
 WarmChunkSupply::~WarmChunkSupply() {
-  if (thread_supply == this)
-    thread_supply = previous_;  // destroyed in reverse order, on its thread
+  if (thread_supply == this) thread_supply = nullptr;
   if (!helper_.joinable()) return;
   {
     std::lock_guard lock(mutex_);

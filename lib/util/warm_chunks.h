@@ -25,6 +25,8 @@ void* take_index_chunk();
 class WarmChunkSupply {
  public:
   // Keeps `ahead` chunks ready for the constructing thread until destroyed.
+  // While the thread has a supply, another made on it stays inactive (so the
+  // order they go in does not matter); so does one that cannot start its thread.
   explicit WarmChunkSupply(size_t ahead = 4);
   ~WarmChunkSupply();
   WarmChunkSupply(const WarmChunkSupply&) = delete;
@@ -43,7 +45,6 @@ class WarmChunkSupply {
   std::condition_variable changed_;
   std::vector<void*> ready_;
   bool stopping_ = false;
-  WarmChunkSupply* previous_;  // the thread's supply before this one
   std::thread helper_;
 };
 

@@ -43,8 +43,8 @@ TEST_CASE("chunked vectors grown under a warm chunk supply keep every element", 
   const size_t n = 2000000;  // eight full chunks of uint64_t
   tracecompact::ChunkedVector<uint64_t> values;
   {
-    tracecompact::WarmChunkSupply outer(1);
-    tracecompact::WarmChunkSupply inner(3);  // the thread's supply until it goes
+    tracecompact::WarmChunkSupply outer(1);  // the thread's supply
+    tracecompact::WarmChunkSupply inner(3);  // inactive while outer is there
     for (size_t i = 0; i < n / 2; ++i) values.push_back(i ^ 0x9e3779b97f4a7c15);
   }
   // No supply any more: fresh chunks again, for this thread and others.
@@ -62,7 +62,7 @@ TEST_CASE("chunked vectors grown under a warm chunk supply keep every element", 
 TEST_CASE("a warm chunk supply destroyed out of order leaves no dangling supply", "[util]") {
   auto outer = std::make_unique<tracecompact::WarmChunkSupply>(1);
   auto inner = std::make_unique<tracecompact::WarmChunkSupply>(1);
-  outer.reset();  // not the thread's current supply: the inner one stays in place
+  outer.reset();  // the thread's supply goes first; the inner one was never active
   tracecompact::ChunkedVector<uint64_t> values;
   for (size_t i = 0; i < 600000; ++i) values.push_back(i);  // into full-size chunks
   inner.reset();
