@@ -87,32 +87,40 @@ double read_number_token(std::string_view token) {
   return value;
 }
 
-char* write_round_trip(double value, char* first, char* last) {
-  // If k / 1000 (k an exact integer) rounds to `value`, the decimal k/1000 reads
-  // back as `value`: parsing and division both round the same exact quotient.
+namespace {
+
+// The k (|k| below 2^53) whose k / 1000 rounds to `value`, if there is one
+// (not for -0.0). Then the decimal k/1000 reads back as `value`: parsing and
+// division both round the same exact quotient.
+std::optional<int64_t> exact_thousandths(double value) {
   const double scaled = value * 1000.0;
-  if (std::fabs(scaled) < static_cast<double>(kExactIntegers) &&
-      !(value == 0 && std::signbit(value))) {
-    const int64_t k = std::llround(scaled);
-    if (static_cast<double>(k) / 1000.0 == value && last - first >= 24) {
-      char* out = first;
-      if (k < 0) *out++ = '-';
-      return write_thousandths(static_cast<uint64_t>(k < 0 ? -k : k), out);
-    }
+  if (!(std::fabs(scaled) < static_cast<double>(kExactIntegers)) ||
+      (value == 0 && std::signbit(value)))
+    return std::nullopt;
+  const int64_t k = std::llround(scaled);
+  if (static_cast<double>(k) / 1000.0 != value) return std::nullopt;
+  return k;
+}
+
+}  // namespace
+
+char* write_round_trip(double value, char* first, char* last) {
+  if (const auto k = exact_thousandths(value); k && last - first >= 24) {
+    char* out = first;
+    if (*k < 0) *out++ = '-';
+    return write_thousandths(static_cast<uint64_t>(*k < 0 ? -*k : *k), out);
   }
   return std::to_chars(first, last, value).ptr;
 }
 
 char* write_float_thousandths(double value, char* first) {
-  // As in write_round_trip: k / 1000 rounding to `value` means the decimal
-  // k/1000 reads back as `value`. Below 2^43 doubles are closer than 0.001, so
-  // no other decimal of three places or fewer does: it is the shortest text.
+  // Below 2^43 doubles are closer than 0.001, so no other decimal of three
+  // places or fewer reads back as `value`: k/1000 is the shortest text.
   if (!(value < 0x1p43) || std::signbit(value)) return nullptr;
-  const double scaled = value * 1000.0;
-  const int64_t k = std::llround(scaled);
-  if (static_cast<double>(k) / 1000.0 != value) return nullptr;
-  char* out = write_thousandths(static_cast<uint64_t>(k), first);
-  if (k % 1000 == 0) {  // a float, not an integer
+  const auto k = exact_thousandths(value);
+  if (!k) return nullptr;
+  char* out = write_thousandths(static_cast<uint64_t>(*k), first);
+  if (*k % 1000 == 0) {  // a float, not an integer
     *out++ = '.';
     *out++ = '0';
   }
