@@ -22,6 +22,7 @@
 #include "util/task_beside.h"
 #include "util/thread_policy.h"
 #include "verify/verifier.h"
+#include "writer/metadata_event.h"
 #include "writer/rank_events.h"
 
 namespace tracecompact {
@@ -202,37 +203,13 @@ void write_process_metadata(const Rank& rank, JsonOut& out) {
     const int64_t pid = rank.pid_map.at(old_pid);
     const std::string role =
         rank.gpu_pids.count(old_pid) ? "GPU" : "process " + std::to_string(old_pid);
-    out.start_object();
-    out.key("name");
-    out.string("process_name");
-    out.key("ph");
-    out.string("M");
-    out.key("pid");
-    out.integer(pid);
-    out.key("tid");
-    out.integer(0);
-    out.key("args");
-    out.start_object();
-    out.key("name");
-    out.string("PP rank " + std::to_string(rank.pp_rank) + " (global rank " +
+    write_metadata_event(out, "process_name", pid, 0, "name", [&](JsonOut& o) {
+      o.string("PP rank " + std::to_string(rank.pp_rank) + " (global rank " +
                std::to_string(rank.global_rank) + ") | " + role);
-    out.end_object();
-    out.end_object();
-    out.start_object();
-    out.key("name");
-    out.string("process_sort_index");
-    out.key("ph");
-    out.string("M");
-    out.key("pid");
-    out.integer(pid);
-    out.key("tid");
-    out.integer(0);
-    out.key("args");
-    out.start_object();
-    out.key("sort_index");
-    out.integer(rank.pp_rank * 1000 + static_cast<int64_t>(position));
-    out.end_object();
-    out.end_object();
+    });
+    write_metadata_event(out, "process_sort_index", pid, 0, "sort_index", [&](JsonOut& o) {
+      o.integer(rank.pp_rank * 1000 + static_cast<int64_t>(position));
+    });
   }
 }
 

@@ -6,6 +6,7 @@
 #include "tokenizer/trace_tokenizer.h"
 #include "tracecompact/error.h"
 #include "writer/event_text.h"
+#include "writer/metadata_event.h"
 #include "writer/parallel_ranges.h"
 #include "writer/render_batches.h"
 
@@ -127,37 +128,11 @@ int64_t merged_pid(const MergeEdit* merge, int64_t pid) {
 
 void write_thread_metadata(JsonOut& out, const TrackName& track, const MergeEdit* merge) {
   const int64_t pid = merged_pid(merge, track.pid);
-  out.start_object();
-  out.key("name");
-  out.string("thread_name");
-  out.key("ph");
-  out.string("M");
-  out.key("pid");
-  out.integer(pid);
-  out.key("tid");
-  out.integer(track.tid);
-  out.key("args");
-  out.start_object();
-  out.key("name");
-  out.string(merge ? merge->name_prefix + track.name : track.name);
-  out.end_object();
-  out.end_object();
-
-  out.start_object();
-  out.key("name");
-  out.string("thread_sort_index");
-  out.key("ph");
-  out.string("M");
-  out.key("pid");
-  out.integer(pid);
-  out.key("tid");
-  out.integer(track.tid);
-  out.key("args");
-  out.start_object();
-  out.key("sort_index");
-  out.unsigned_integer(track.sort_index);
-  out.end_object();
-  out.end_object();
+  write_metadata_event(out, "thread_name", pid, track.tid, "name", [&](JsonOut& o) {
+    o.string(merge ? merge->name_prefix + track.name : track.name);
+  });
+  write_metadata_event(out, "thread_sort_index", pid, track.tid, "sort_index",
+                       [&](JsonOut& o) { o.unsigned_integer(track.sort_index); });
 }
 
 // Items per batch when rendered on workers: about 512 KB of output, like a
