@@ -11,7 +11,6 @@
 
 #include "sink/file_system.h"
 #include "tracecompact/error.h"
-#include "util/helper_thread.h"
 
 namespace tracecompact {
 
@@ -41,30 +40,24 @@ DirectFileSink::DirectFileSink(int fd, std::string display_name, size_t buffer_s
   direct_ = flags >= 0 && ::fcntl(fd_, F_SETFL, flags | O_DIRECT) == 0;
   if (!direct_) return;
   try {
-    device_ = start_helper_thread([this] { write_out(); });
+    handoff_.emplace(
+        buffers_.size(), OrderedHandoff::AtStop::kProcessHanded, nullptr,
+        [this](size_t slot) { write_at_end(buffers_[slot].bytes.get(), buffers_[slot].size); });
   } catch (const std::exception&) {  // std::system_error, or no memory for it
     // No thread to spare: plain writes.
     if (!stop_direct()) fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
   }
 }
 
-DirectFileSink::~DirectFileSink() {
-  if (!device_.joinable()) return;
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  changed_.notify_all();
-  device_.join();
-}
+// Without finish() the buffers handed over are still written (the handoff's stop).
+DirectFileSink::~DirectFileSink() = default;
 
 bool DirectFileSink::direct() const {
-  std::lock_guard lock(mutex_);
   return direct_;
 }
 
 void DirectFileSink::write(const char* data, size_t size) {
-  if (!device_.joinable()) {  // never direct
+  if (!handoff_) {  // never direct
     plain_.write(data, size);
     return;
   }
@@ -80,7 +73,7 @@ void DirectFileSink::write(const char* data, size_t size) {
 }
 
 void DirectFileSink::finish() {
-  if (!device_.joinable()) return;
+  if (!handoff_) return;
   // The whole blocks of the last buffer go direct; the tail, shorter than a
   // block, through the page cache, so that the file ends where the data does.
   Buffer& last = filling();
@@ -89,10 +82,7 @@ void DirectFileSink::finish() {
   const size_t tail_size = last.size - whole;
   last.size = whole;  // a second finish() finds nothing left
   if (whole > 0) hand_over();
-  {
-    std::unique_lock lock(mutex_);
-    wait_until_written(lock);
-  }
+  handoff_->wait_until_processed();
   // The device thread is idle now: the tail and the flags are the caller's.
   if (direct_ && !stop_direct())
     fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
@@ -100,44 +90,8 @@ void DirectFileSink::finish() {
 }
 
 void DirectFileSink::hand_over() {
-  std::unique_lock lock(mutex_);
-  if (error_) std::rethrow_exception(error_);
-  ++handed_;
-  changed_.notify_all();
-  changed_.wait(lock, [&] { return handed_ - written_ < buffers_.size() || error_; });
-  if (error_) std::rethrow_exception(error_);
+  handoff_->hand_over();
   filling().size = 0;
-}
-
-void DirectFileSink::wait_until_written(std::unique_lock<std::mutex>& lock) {
-  changed_.wait(lock, [&] { return written_ == handed_ || error_; });
-  if (error_) std::rethrow_exception(error_);
-}
-
-// Writes the handed buffers in order; once stopping, those already handed over.
-void DirectFileSink::write_out() {
-  for (;;) {
-    const Buffer* buffer;
-    {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || written_ < handed_; });
-      if (written_ == handed_) return;
-      buffer = &buffers_[written_ % buffers_.size()];
-    }
-    try {
-      write_at_end(buffer->bytes.get(), buffer->size);
-    } catch (...) {
-      std::lock_guard lock(mutex_);
-      error_ = std::current_exception();
-      changed_.notify_all();
-      return;
-    }
-    {
-      std::lock_guard lock(mutex_);
-      ++written_;
-    }
-    changed_.notify_all();
-  }
 }
 
 void DirectFileSink::write_at_end(const char* data, size_t size) {
@@ -158,7 +112,6 @@ void DirectFileSink::write_at_end(const char* data, size_t size) {
 bool DirectFileSink::stop_direct() {
   const int flags = ::fcntl(fd_, F_GETFL);
   if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) return false;
-  std::lock_guard lock(mutex_);
   direct_ = false;
   return true;
 }

@@ -14,15 +14,14 @@
 // its next buffer, or at finish().
 #pragma once
 
-#include <condition_variable>
-#include <exception>
+#include <atomic>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "sink/byte_sink.h"
+#include "util/ordered_handoff.h"
 
 namespace tracecompact {
 
@@ -57,10 +56,8 @@ class DirectFileSink final : public ByteSink {
     size_t size = 0;  // bytes filled (caller) or to write (device thread)
   };
 
-  Buffer& filling() { return buffers_[handed_ % buffers_.size()]; }
+  Buffer& filling() { return buffers_[handoff_->filling()]; }
   void hand_over();  // the filling buffer to the device thread; waits for a free one
-  void wait_until_written(std::unique_lock<std::mutex>& lock);
-  void write_out();  // the device thread
   void write_at_end(const char* data, size_t size);
   bool stop_direct();  // clears O_DIRECT; false if the file system would not
 
@@ -68,15 +65,12 @@ class DirectFileSink final : public ByteSink {
   const int fd_;
   const std::string display_name_;
   const size_t buffer_size_;
-  std::vector<Buffer> buffers_;  // a ring: [written_, handed_) wait for the device thread
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  size_t handed_ = 0;   // buffers handed to the device thread (caller side)
-  size_t written_ = 0;  // buffers it has written
-  bool stopping_ = false;
-  std::exception_ptr error_;
-  bool direct_ = false;  // the device thread's, once started; under mutex_ for others
-  std::thread device_;
+  std::vector<Buffer> buffers_;  // the handoff's slots
+  // Written on the device thread once it runs (a fallback), read by any.
+  std::atomic<bool> direct_ = false;
+  // The device thread; none when the sink writes plainly from the start. Last:
+  // its thread uses the buffers.
+  std::optional<OrderedHandoff> handoff_;
 };
 
 }  // namespace tracecompact

@@ -5,13 +5,10 @@
 // next write(), adopt() or finish().
 #pragma once
 
-#include <condition_variable>
-#include <exception>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "sink/byte_sink.h"
+#include "util/ordered_handoff.h"
 
 namespace tracecompact {
 
@@ -35,24 +32,16 @@ class WriteBehindSink final : public ByteSink {
     size_t begin = 0;         // the data is bytes[begin, size)
     size_t size = 0;
   };
+  Block& filling() { return blocks_[handoff_.filling()]; }
   void submit_current();   // hands the caller's block to the writer
-  bool prepare_blocks();   // the writer thread, first; false if it failed
+  void prepare_blocks();   // the writer thread, first
   void wait_for_blocks();  // the caller, before it first touches a block
-  void consume();          // the writer thread
 
   ByteSink& inner_;
   const size_t block_size_;
-  std::vector<Block> blocks_;  // a ring: [written_, submitted_) wait for the writer
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  size_t submitted_ = 0;  // blocks handed to the writer (caller side)
-  size_t written_ = 0;    // blocks the writer has finished with
-  bool closing_ = false;  // no more blocks will come
-  bool stopping_ = false;
-  bool blocks_ready_ = false;
-  bool caller_has_blocks_ = false;  // caller side: blocks_ready_ seen
-  std::exception_ptr error_;
-  std::thread thread_;
+  std::vector<Block> blocks_;       // the handoff's slots
+  bool caller_has_blocks_ = false;  // the set-up is over
+  OrderedHandoff handoff_;          // last: its thread uses the blocks
 };
 
 }  // namespace tracecompact
