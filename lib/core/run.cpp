@@ -67,13 +67,13 @@ RunResult run_single(const Options& options) {
   }
   PhaseTimer timer;
   const TraceInput input = TraceInput::open_path(options.input);
-  SingleTraceJob job(input, &timer, options.threads);
   SingleTraceOutcome outcome;
   {
+    SingleTraceJob job(input, &timer, options.threads);
     OutputFile file(output_spec(options, output));
     outcome = job.write(file.sink());
     file.commit();
-  }
+  }  // the index and plan go before --verify reads everything again
   if (options.verify) {
     verify_single_output(input, output);
     timer.mark("verify");

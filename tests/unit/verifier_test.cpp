@@ -1,0 +1,134 @@
+// --verify: each of its checks fails on an output that breaks it (and removes
+// that output), and passes the same output put right, so that a check that
+// could never fail shows here. The outputs are written by hand: the verifier
+// judges any file against the input.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "source/trace_input.h"
+#include "support/json_compare.h"
+#include "support/temp_dir.h"
+#include "support/trace_builder.h"
+#include "tracecompact/error.h"
+#include "verify/verifier.h"
+
+using namespace testsupport;
+
+namespace tracecompact {
+namespace {
+
+// Two kernels on old streams 7 and 8; the outputs below move them to lanes.
+const std::string kInput = trace({kernel(0, 7, "0", "10"), kernel(0, 8, "5", "10")});
+
+// Verifies `output_events` (as an output trace) against kInput; returns the
+// failure's message, or "" when it passes. A failed output must be gone.
+std::string verify(const std::vector<std::string>& output_events,
+                   const std::string& input_text = kInput) {
+  TempDir dir;
+  const std::string path = dir.path("out.json");
+  write_file(path, trace(output_events));
+  const auto input = TraceInput::from_memory(input_text);
+  try {
+    verify_single_output(input, path);
+  } catch (const Error& error) {
+    CHECK_FALSE(std::filesystem::exists(path));
+    return error.what();
+  }
+  CHECK(std::filesystem::exists(path));
+  return "";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("verify passes an output that keeps the slices and packs them apart") {
+  CHECK(verify({kernel(0, 1001, "0", "10"), kernel(0, 1002, "5", "10")}).empty());
+  // Touching slices share a lane.
+  CHECK(verify({kernel(0, 1001, "0", "10"), kernel(0, 1001, "10", "10")},
+               trace({kernel(0, 7, "0", "10"), kernel(0, 8, "10", "10")}))
+            .empty());
+}
+
+TEST_CASE("verify fails an output whose slices changed") {
+  CHECK(contains(verify({kernel(0, 1001, "0", "11"), kernel(0, 1002, "5", "10")}),
+                 "verification failed: measured GPU slice 0 changed"));
+  CHECK(contains(verify({kernel(0, 1001, "0", "10"), kernel(0, 1002, "6", "10")}),
+                 "measured GPU slice 1 changed"));
+  CHECK(contains(verify({kernel(1, 1001, "0", "10"), kernel(0, 1002, "5", "10")}),
+                 "measured GPU slice 0 changed"));
+  CHECK(contains(verify({kernel(0, 1001, "0", "10", "gemv"), kernel(0, 1002, "5", "10")}),
+                 "measured GPU slice 0 changed"));
+  CHECK(contains(
+      verify({kernel(0, 1001, "0", "10"), kernel(0, 1002, "5", "10", "gemm", ",\"grid\":[1,1,2]")}),
+      "measured GPU slice 1 changed"));
+}
+
+TEST_CASE("verify fails an output with slices missing or added") {
+  CHECK(contains(verify({kernel(0, 1001, "0", "10")}), "lacks measured slices"));
+  CHECK(contains(
+      verify({kernel(0, 1001, "0", "10"), kernel(0, 1002, "5", "10"), kernel(0, 1003, "5", "10")}),
+      "more measured slices than the input"));
+}
+
+TEST_CASE("verify fails a lane with overlapping slices or a tid that is not its stream") {
+  CHECK(contains(verify({kernel(0, 1001, "0", "10"), kernel(0, 1001, "5", "10")}),
+                 "compacted lane (0, 1001) contains overlapping slices"));
+  const std::string moved_tid_only =
+      "{\"name\":\"gemm\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":0,\"tid\":1002,\"ts\":5,"
+      "\"dur\":10,\"args\":{\"stream\":8}}";
+  CHECK(contains(verify({kernel(0, 1001, "0", "10"), moved_tid_only}),
+                 "output slice at event 1 has tid != args.stream"));
+}
+
+TEST_CASE("verify fails a track with overlapping copies of one annotation") {
+  const std::vector<std::string> slices = {kernel(0, 1001, "0", "10"), kernel(0, 1002, "5", "10")};
+  auto with = [&](std::vector<std::string> annotations) {
+    std::vector<std::string> events = slices;
+    events.insert(events.end(), annotations.begin(), annotations.end());
+    return verify(events);
+  };
+  CHECK(contains(with({annotation(0, 2001, "0", "5", "step", "{\"a\":1}"),
+                       annotation(0, 2001, "3", "5", "step", "{\"a\":1}")}),
+                 "annotation track (0, 2001) holds overlapping copies of one annotation"));
+  // Copies apart, other tracks, other args, or spans (empty args) may overlap.
+  CHECK(with({annotation(0, 2001, "0", "3", "step", "{\"a\":1}"),
+              annotation(0, 2001, "3", "5", "step", "{\"a\":1}")})
+            .empty());
+  CHECK(with({annotation(0, 2001, "0", "5", "step", "{\"a\":1}"),
+              annotation(0, 2002, "3", "5", "step", "{\"a\":1}")})
+            .empty());
+  CHECK(with({annotation(0, 2001, "0", "5", "step", "{\"a\":1}"),
+              annotation(0, 2001, "3", "5", "step", "{\"a\":2}")})
+            .empty());
+  CHECK(
+      with({annotation(0, 2001, "0", "5", "step"), annotation(0, 2001, "3", "5", "step")}).empty());
+}
+
+TEST_CASE("verify fails a GPU flow that misses the slice starts of its lane") {
+  const std::vector<std::string> slices = {kernel(0, 1001, "0", "10"), kernel(0, 1002, "5", "10")};
+  auto with = [&](const std::string& flow_event) {
+    std::vector<std::string> events = slices;
+    events.push_back(flow_event);
+    return verify(events);
+  };
+  CHECK(contains(with(flow(0, 1001, "3", 1)),
+                 "GPU flow at event 2 does not land on a slice start of its lane"));
+  CHECK(with(flow(0, 1001, "0", 1)).empty());
+  CHECK(with(flow(0, 1002, "5", 1)).empty());
+  CHECK(with(flow(0, 55, "3", 1)).empty());  // not on a lane: not judged
+}
+
+TEST_CASE("verify reports a fault in the input after the slices before it") {
+  const std::string input = "{\"traceEvents\":[" + kernel(0, 7, "0", "10") + ",{\"ph\":tru}]}";
+  const std::string message = verify({kernel(0, 1001, "0", "10")}, input);
+  CHECK_FALSE(message.empty());
+  CHECK_FALSE(contains(message, "verification failed"));
+}
+
+}  // namespace tracecompact
