@@ -188,6 +188,19 @@ TEST_CASE("a send whose receive lies outside the window is unmatched and draws n
     CHECK_FALSE((e.HasMember("cat") && std::string(e["cat"].GetString()) == "pp_send_recv"));
 }
 
+TEST_CASE("a send of the last 64-bit stage finds no stage after it", "[merge]") {
+  // stage + 1 must not wrap around to stage 0's receive.
+  TempDir dir;
+  write_file(dir.path("rank0_trace.json"),
+             rank_trace(0, mesh_pp("0, 1"), "0",
+                        {annotation(0, 7, "100", "10", "PP:18446744073709551615SEND_F0")}));
+  write_file(dir.path("rank1_trace.json"),
+             rank_trace(1, mesh_pp("0, 1"), "0", {annotation(0, 7, "200", "30", "PP:0RECV_F0")}));
+  const auto run = merge(dir);
+  CHECK(run.summary["pp_send_recv_pairs"].GetInt() == 0);
+  CHECK(run.summary["pp_send_recv_unmatched"].GetInt() == 2);
+}
+
 TEST_CASE("a matched send draws one arrow strictly forward", "[merge]") {
   TempDir dir;
   write_file(dir.path("rank0_trace.json"),

@@ -268,8 +268,10 @@ void draw_send_recv(const std::vector<PPBlock>& blocks, const PPView& view, Arro
     const auto [stage, op, microbatch] = key;
     if (op != PPOp::kSendF && op != PPOp::kSendB) continue;
     const auto sends = members(range);
-    // Stage 0 sending backwards looks for stage -1, which cannot exist.
-    if (op == PPOp::kSendB && stage == 0) {
+    // Stage 0 sending backwards looks for stage -1, which cannot exist; the
+    // last stage that fits 64 bits sending forwards, for one that is not read.
+    if ((op == PPOp::kSendB && stage == 0) ||
+        (op == PPOp::kSendF && stage == std::numeric_limits<uint64_t>::max())) {
       counts.send_recv_unmatched += sends.size();
       continue;
     }
