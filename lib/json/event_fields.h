@@ -12,7 +12,8 @@ enum class JsonKind : uint8_t { kAbsent, kNull, kBool, kNumber, kString, kObject
 // parser's buffers and stay valid until the next parse.
 struct JsonScalar {
   JsonKind kind = JsonKind::kAbsent;
-  bool integer = false;  // a number written without fraction or exponent that fits int64
+  bool integer = false;    // a number written without fraction or exponent that fits int64
+  bool oversized = false;  // an integer from 2^64 (or below -2^63): `number` is its double
   bool boolean = false;
   int64_t int_value = 0;
   double number = 0;      // every number as a double (spec 0)

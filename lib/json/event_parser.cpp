@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -46,10 +47,27 @@ namespace {
 
 // Numbers: simdjson validates them; the token text decides integer-ness (spec 0:
 // "-0" is the integer 0, while simdjson reads it as a double).
+// An integer too large for simdjson's numbers: a double where times are read
+// (spec 0), its own digits in canonical texts. Fields whose integer value the
+// rules use refuse it (EventParser::refuse_oversized_integers).
+error_code read_oversized_integer(std::string_view token, JsonScalar& out) {
+  if (!oversized_integer(token)) return simdjson::NUMBER_ERROR;
+  double value = 0;
+  const auto parsed = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (parsed.ec != std::errc() || !std::isfinite(value)) return simdjson::NUMBER_ERROR;
+  out.kind = JsonKind::kNumber;
+  out.raw = token;
+  out.integer = false;
+  out.oversized = true;
+  out.number = value;
+  return simdjson::SUCCESS;
+}
+
 error_code read_number(od::value& value, JsonScalar& out) {
   const std::string_view token = trim_token(value.raw_json_token());
   od::number number;
-  if (auto e = value.get_number().get(number)) return e;
+  if (auto e = value.get_number().get(number))
+    return e == simdjson::NUMBER_ERROR ? read_oversized_integer(token, out) : e;
   out.kind = JsonKind::kNumber;
   out.raw = token;
   // simdjson's own type decides, except for the one integer it reads as a
@@ -469,7 +487,20 @@ const EventFields& EventParser::parse_document(simdjson::padded_string_view text
   od::object object;
   if (auto e = document_.get_object().get(object)) fail(e);
   read_fields(object);
+  refuse_oversized_integers();
   return fields_;
+}
+
+// pid, tid and args.stream are compared and counted as integers (a lane's tid
+// is above every tid): beyond 64 bits the tool cannot do what the reference does.
+void EventParser::refuse_oversized_integers() const {
+  for (const auto& [scalar, name] : {std::pair{&fields_.pid, "pid"}, std::pair{&fields_.tid, "tid"},
+                                     std::pair{&fields_.args_stream, "args.stream"}}) {
+    if (!scalar->oversized) continue;
+    fail_input("event " + std::to_string(origin_.index) + " (byte offset " +
+               std::to_string(origin_.byte_offset + offset_of(scalar->raw)) + "): " + name +
+               ": the integer " + shown_token(scalar->raw) + " does not fit in 64 bits");
+  }
 }
 
 std::string_view EventParser::annotation_identity() {

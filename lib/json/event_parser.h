@@ -66,6 +66,7 @@ class EventParser {
                                     bool quick);
   void read_fields(simdjson::ondemand::object object);
   void read_args(simdjson::ondemand::value value);
+  void refuse_oversized_integers() const;
   [[noreturn]] void fail(simdjson::error_code error) const;
 
   simdjson::ondemand::parser parser_;

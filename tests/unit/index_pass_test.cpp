@@ -169,4 +169,27 @@ TEST_CASE("an integer too large for 64 bits is named as such, a malformed number
   CHECK_THAT(error_for_pid("012345678901234567890"), !Catch::Contains(too_large));
 }
 
+TEST_CASE("an integer beyond 64 bits is read as a double time and by its digits in identities") {
+  // The reference reads it as a Python int: a time becomes its float, and an
+  // identity keeps the digits (these two differ, though their doubles are one).
+  const TraceIndex index =
+      index_of(trace({kernel(0, 7, "100000000000000000000", "1"),
+                      annotation(0, 7, "0", "1", "a", "{\"id\":18446744073709551616}"),
+                      annotation(0, 7, "0", "1", "a", "{\"id\":18446744073709551617}"),
+                      annotation(0, 7, "0", "1", "a", "{\"id\":18446744073709551616}")}),
+               0);
+  REQUIRE(index.slices.size() == 1);
+  CHECK(index.slices[0].start() == 1e20);
+  REQUIRE(index.annotations.size() == 3);
+  CHECK(index.annotations[0].identity != index.annotations[1].identity);
+  CHECK(index.annotations[0].identity == index.annotations[2].identity);
+  // Where its integer value is used (tids above every tid), it is refused.
+  CHECK_THAT(error_of(trace({kernel(0, 7, "0", "1"),
+                             "{\"name\":\"op\",\"ph\":\"X\",\"pid\":0,"
+                             "\"tid\":18446744073709551616,\"ts\":0,\"dur\":1}"}),
+                      0),
+             Catch::Contains("event 1 (byte offset 143): tid: the integer 18446744073709551616 "
+                             "does not fit in 64 bits"));
+}
+
 }  // namespace tracecompact
