@@ -503,30 +503,28 @@ void EventParser::refuse_oversized_integers() const {
   }
 }
 
-std::string_view EventParser::annotation_identity() {
+// The canonical text of the last parsed event that `tape_part` (off the tape)
+// or `on_demand` (a rewound document) writes.
+template <typename TapePart, typename OnDemand>
+std::string_view EventParser::canonical_text(TapePart tape_part, OnDemand on_demand) {
   canonical_.clear();
   if (from_tape_) {
-    tape_.append_annotation_identity(canonical_);
+    (tape_.*tape_part)(canonical_);
     return canonical_;
   }
   document_.rewind();
   od::object object;
   if (auto e = document_.get_object().get(object)) fail(e);
-  if (auto e = json::append_canonical_event(object, canonical_)) fail(e);
+  if (auto e = on_demand(object, canonical_)) fail(e);
   return canonical_;
 }
 
+std::string_view EventParser::annotation_identity() {
+  return canonical_text(&TapeReader::append_annotation_identity, json::append_canonical_event);
+}
+
 std::string_view EventParser::slice_signature() {
-  canonical_.clear();
-  if (from_tape_) {
-    tape_.append_slice_signature(canonical_);
-    return canonical_;
-  }
-  document_.rewind();
-  od::object object;
-  if (auto e = document_.get_object().get(object)) fail(e);
-  if (auto e = json::append_canonical_slice(object, canonical_)) fail(e);
-  return canonical_;
+  return canonical_text(&TapeReader::append_slice_signature, json::append_canonical_slice);
 }
 
 void EventParser::validate_value(std::string_view text, std::string_view what) {

@@ -67,6 +67,8 @@ class EventParser {
   void read_fields(simdjson::ondemand::object object);
   void read_args(simdjson::ondemand::value value);
   void refuse_oversized_integers() const;
+  template <typename TapePart, typename OnDemand>
+  std::string_view canonical_text(TapePart tape_part, OnDemand on_demand);
   [[noreturn]] void fail(simdjson::error_code error) const;
 
   simdjson::ondemand::parser parser_;
