@@ -58,6 +58,7 @@ struct EventFields {
     for (JsonScalar* scalar :
          {&name, &cat, &ph, &pid, &tid, &ts, &dur, &id, &args_stream, &args_name}) {
       scalar->kind = JsonKind::kAbsent;
+      scalar->oversized = false;
       scalar->text = {};  // a stale view would point into an earlier event
       scalar->raw = {};
     }

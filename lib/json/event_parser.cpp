@@ -59,6 +59,7 @@ error_code read_oversized_integer(std::string_view token, JsonScalar& out) {
   out.raw = token;
   out.integer = false;
   out.oversized = true;
+  out.int_value = 0;
   out.number = value;
   return simdjson::SUCCESS;
 }
@@ -66,10 +67,12 @@ error_code read_oversized_integer(std::string_view token, JsonScalar& out) {
 error_code read_number(od::value& value, JsonScalar& out) {
   const std::string_view token = trim_token(value.raw_json_token());
   od::number number;
+  // Whatever error simdjson gives an integer beyond 64 bits, it is read here.
   if (auto e = value.get_number().get(number))
-    return e == simdjson::NUMBER_ERROR ? read_oversized_integer(token, out) : e;
+    return oversized_integer(token) ? read_oversized_integer(token, out) : e;
   out.kind = JsonKind::kNumber;
   out.raw = token;
+  out.oversized = false;
   // simdjson's own type decides, except for the one integer it reads as a
   // double: "-0" (spec 0: an integer). Integers beyond int64 stay non-integer.
   switch (number.get_number_type()) {

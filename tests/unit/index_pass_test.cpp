@@ -192,4 +192,29 @@ TEST_CASE("an integer beyond 64 bits is read as a double time and by its digits 
                              "does not fit in 64 bits"));
 }
 
+TEST_CASE("a parser that refused an oversized integer reads the next event afresh") {
+  for (const auto reader : {EventParser::Reader::kQuick, EventParser::Reader::kOnDemand}) {
+    EventParser parser(reader);
+    const std::string big = "{\"ph\":\"X\",\"pid\":18446744073709551616,\"ts\":1}";
+    CHECK_THROWS_WITH(parser.parse(big, {0, 0}), Catch::Contains("pid: the integer"));
+    const EventFields& f = parser.parse("{\"ph\":\"X\",\"pid\":1,\"ts\":1}", {1, 40});
+    CHECK(f.pid.is_int());
+    CHECK_FALSE(f.pid.oversized);
+    CHECK_FALSE(f.ts.oversized);
+  }
+}
+
+TEST_CASE("tid and args.stream are compared as the reference's floats") {
+  // Beyond 2^53 two integers can round to one float: the reference finds them equal.
+  const std::string slice =
+      "{\"name\":\"k\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":0,"
+      "\"tid\":9007199254740993,\"ts\":0,\"dur\":1,\"args\":{\"stream\":9007199254740992}}";
+  CHECK(index_of(trace({slice}), 0).slices.size() == 1);
+  const std::string mismatched =
+      "{\"name\":\"k\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":0,"
+      "\"tid\":-1,\"ts\":0,\"dur\":1,\"args\":{\"stream\":8}}";
+  CHECK_THAT(error_of(trace({mismatched}), 0),
+             Catch::Contains("GPU slice 0 has tid -1.0 != stream 8.0"));
+}
+
 }  // namespace tracecompact

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -38,20 +39,24 @@ TEST_CASE("an ordered handoff processes slots in order, each refilled only once 
 TEST_CASE("an ordered handoff stopped early processes or drops what was handed over") {
   for (const auto at_stop :
        {OrderedHandoff::AtStop::kProcessHanded, OrderedHandoff::AtStop::kDropHanded}) {
-    std::atomic<bool> release{false};
+    std::atomic<bool> started{false}, destroying{false};
     std::atomic<int> processed{0};
-    {
-      OrderedHandoff handoff(4, at_stop, nullptr, [&](size_t) {
-        while (!release) std::this_thread::yield();
-        ++processed;
-      });
-      for (int i = 0; i < 3; ++i) handoff.hand_over();  // the ring still has room
-      release = true;  // the destructor stops the consumer while slots wait
-    }
-    if (at_stop == OrderedHandoff::AtStop::kProcessHanded)
-      CHECK(processed == 3);
-    else
-      CHECK(processed <= 3);  // the slot in progress finishes; the rest may be dropped
+    auto handoff = std::make_unique<OrderedHandoff>(4, at_stop, nullptr, [&](size_t) {
+      // The first slot lasts until the handoff is being destroyed, and a while
+      // longer (a generous margin for the destructor to ask the stop), so that
+      // the stop comes while the other two slots wait.
+      if (processed == 0) {
+        started = true;
+        while (!destroying) std::this_thread::yield();
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
+      ++processed;
+    });
+    for (int i = 0; i < 3; ++i) handoff->hand_over();  // the ring still has room
+    while (!started) std::this_thread::yield();
+    destroying = true;
+    handoff.reset();
+    CHECK(processed == (at_stop == OrderedHandoff::AtStop::kProcessHanded ? 3 : 1));
   }
 }
 

@@ -126,9 +126,33 @@ TEST_CASE("verify fails a GPU flow that misses the slice starts of its lane") {
 
 TEST_CASE("verify reports a fault in the input after the slices before it") {
   const std::string input = "{\"traceEvents\":[" + kernel(0, 7, "0", "10") + ",{\"ph\":tru}]}";
-  const std::string message = verify({kernel(0, 1001, "0", "10")}, input);
-  CHECK_FALSE(message.empty());
-  CHECK_FALSE(contains(message, "verification failed"));
+  const std::string fault = verify({kernel(0, 1001, "0", "10")}, input);
+  CHECK_FALSE(fault.empty());
+  CHECK_FALSE(contains(fault, "verification failed"));
+  // A changed slice before the fault is what is reported.
+  CHECK(contains(verify({kernel(0, 1001, "0", "11")}, input), "measured GPU slice 0 changed"));
+}
+
+TEST_CASE("verify follows the input's slices across its batches") {
+  // 20 000 slices: five batches of up to 4096, more than the reader may have
+  // waiting, so the reader also waits for room (and is stopped while it waits).
+  constexpr int kSlices = 20000;
+  std::vector<std::string> input_events, output_events;
+  for (int i = 0; i < kSlices; ++i) {
+    input_events.push_back(kernel(0, 7, std::to_string(i * 10), "5"));
+    output_events.push_back(kernel(0, 1001, std::to_string(i * 10), "5"));
+  }
+  const std::string input = trace(input_events);
+  CHECK(verify(output_events, input).empty());
+  for (const int changed : {0, 4096, kSlices - 1}) {
+    auto altered = output_events;
+    altered[static_cast<size_t>(changed)] = kernel(0, 1001, std::to_string(changed * 10), "6");
+    CHECK(contains(verify(altered, input),
+                   "measured GPU slice " + std::to_string(changed) + " changed"));
+  }
+  auto shorter = output_events;
+  shorter.pop_back();
+  CHECK(contains(verify(shorter, input), "lacks measured slices"));
 }
 
 }  // namespace tracecompact
