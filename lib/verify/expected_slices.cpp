@@ -30,6 +30,7 @@ void ExpectedSlices::read_all() {
   try {
     batch.reserve(kBatchSlices);
     EventParser parser;
+    uint64_t events_in_batch = 0;
     for (const VerifyRank& rank : ranks_) {
       const auto source = rank.input->open();
       TraceTokenizer tokenizer(*source, rank.input->chunk_size());
@@ -39,10 +40,16 @@ void ExpectedSlices::read_all() {
         if (item.kind == TraceTokenizer::Kind::kEnd) break;
         if (item.kind != TraceTokenizer::Kind::kEvent) continue;
         const EventFields& f = parser.parse_in_place(item.text, {item.index, item.offset});
-        if (!is_measured_slice(f)) continue;
-        batch.push_back(
-            {hash128(parser.slice_signature()), f.pid.int_value, f.ts.number, f.dur.number, &rank});
-        if (batch.size() == kBatchSlices && !hand_over(batch)) return;
+        ++events_in_batch;
+        if (is_measured_slice(f))
+          batch.push_back({hash128(parser.slice_signature()), f.pid.int_value, f.ts.number,
+                           f.dur.number, &rank});
+        // Full, or waited for long enough: where slices are sparse, the output
+        // side need not wait for the whole input to compare the first ones.
+        if (batch.size() == kBatchSlices || (!batch.empty() && events_in_batch >= kBatchEvents)) {
+          if (!hand_over(batch)) return;
+          events_in_batch = 0;
+        }
       }
     }
   } catch (...) {

@@ -46,6 +46,7 @@ class ExpectedSlices {
   const std::vector<VerifyRank>& ranks_;
   // Batches of slices, a few in flight: memory stays small whatever the input.
   static constexpr size_t kBatchSlices = 4096;
+  static constexpr uint64_t kBatchEvents = 65536;  // a batch is handed over after this many events
   static constexpr size_t kBatchesInFlight = 4;
   std::mutex mutex_;
   std::condition_variable changed_;
