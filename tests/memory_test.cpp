@@ -8,16 +8,9 @@
 #include "support/cli_runner.h"
 #include "support/temp_dir.h"
 #include "support/trace_builder.h"
+#include "util/sanitizers.h"
 
 using namespace testsupport;
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TRACECOMPACT_TEST_UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TRACECOMPACT_TEST_UNDER_SANITIZER 1
-#endif
-#endif
 
 namespace {
 
@@ -47,11 +40,11 @@ long peak_rss_kb(const std::string& input, const TempDir& dir) {
 }  // namespace
 
 TEST_CASE("peak memory stays flat when pass-through events grow 10-fold", "[memory]") {
-#ifdef TRACECOMPACT_TEST_UNDER_SANITIZER
-  // Sanitizers shadow and quarantine memory: RSS means nothing there.
-  WARN("skipped under a sanitizer");
-  return;
-#endif
+  if (tracecompact::kSanitizerAllocator) {
+    // Sanitizers shadow and quarantine memory: RSS means nothing there.
+    WARN("skipped under a sanitizer");
+    return;
+  }
   TempDir dir;
   // Both large enough to fill every fixed-size buffer (batch rings, the tokenizer
   // chunk, the output blocks), whose sizes do not depend on the trace beyond that.

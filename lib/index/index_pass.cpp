@@ -14,6 +14,7 @@
 #include "tracecompact/error.h"
 #include "util/growable_array.h"
 #include "util/hash128.h"
+#include "util/sanitizers.h"
 #include "util/warm_chunks.h"
 
 namespace tracecompact {
@@ -155,17 +156,7 @@ namespace {
 // allocators stand in for glibc's, whose malloc_trim then walks arenas they
 // manage behind its back (TSan crashed in it when two ranks' pass 1 ended together).
 void trim_heap() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return;
-#else
-  malloc_trim(0);
-#endif
-#else
-  malloc_trim(0);
-#endif
+  if constexpr (!kSanitizerAllocator) malloc_trim(0);
 }
 
 void note_segment(TraceIndex& index, const TraceTokenizer::Item& event) {

@@ -45,13 +45,12 @@ std::string_view trim_token(std::string_view token) {
 
 namespace {
 
-// Numbers: simdjson validates them; the token text decides integer-ness (spec 0:
-// "-0" is the integer 0, while simdjson reads it as a double).
-// An integer too large for simdjson's numbers: a double where times are read
-// (spec 0), its own digits in canonical texts. Fields whose integer value the
-// rules use refuse it (EventParser::refuse_oversized_integers).
-error_code read_oversized_integer(std::string_view token, JsonScalar& out) {
-  if (!oversized_integer(token)) return simdjson::NUMBER_ERROR;
+// An integer too large for simdjson's numbers (`error`: what simdjson said of
+// the token; anything else keeps it): a double where times are read (spec 0),
+// its own digits in canonical texts. Fields whose integer value the rules use
+// refuse it (EventParser::refuse_oversized_integers).
+error_code read_oversized_integer(std::string_view token, error_code error, JsonScalar& out) {
+  if (!oversized_integer(token)) return error;
   double value = 0;
   const auto parsed = std::from_chars(token.data(), token.data() + token.size(), value);
   if (parsed.ec != std::errc() || !std::isfinite(value)) return simdjson::NUMBER_ERROR;
@@ -64,12 +63,13 @@ error_code read_oversized_integer(std::string_view token, JsonScalar& out) {
   return simdjson::SUCCESS;
 }
 
+// Numbers: simdjson validates them; the token text decides integer-ness (spec 0:
+// "-0" is the integer 0, while simdjson reads it as a double).
 error_code read_number(od::value& value, JsonScalar& out) {
   const std::string_view token = trim_token(value.raw_json_token());
   od::number number;
-  // Whatever error simdjson gives an integer beyond 64 bits, it is read here.
-  if (auto e = value.get_number().get(number))
-    return oversized_integer(token) ? read_oversized_integer(token, out) : e;
+  // Whatever error simdjson gives an integer beyond 64 bits, it is read there.
+  if (auto e = value.get_number().get(number)) return read_oversized_integer(token, e, out);
   out.kind = JsonKind::kNumber;
   out.raw = token;
   out.oversized = false;

@@ -22,11 +22,10 @@
 namespace tracecompact {
 
 CompactionPlan::CompactionPlan(TraceIndex& index, bool parallel) : index_(index) {
-  // Steps that touch disjoint state run side by side. Lane packing's sort is the
-  // plan's peak of memory, so beside it runs only the stream order, which sorts
-  // its 4-byte indexes in place.
-  // Lane packing is the longest step: beside it, the annotations' nearest
-  // slices, which need only the stream order; their lanes' tids come after.
+  // Steps that touch disjoint state run side by side. Lane packing is the
+  // longest step and its sort the plan's peak of memory, so beside it run only
+  // the stream order (its 4-byte indexes sorted in place) and the annotations'
+  // nearest slices (4 bytes each); their lanes' tids come after.
   run_side_by_side(
       parallel,
       [&] {

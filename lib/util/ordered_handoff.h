@@ -36,7 +36,6 @@ class OrderedHandoff {
   // The caller's side. filling(): the slot it fills, which the consumer does
   // not touch until it is handed over.
   size_t filling() const { return handed_ % slots_; }
-  size_t slots() const { return slots_; }
   void wait_for_set_up();
   // Hands the filling slot over, then waits until the next one is free.
   void hand_over();

@@ -15,7 +15,6 @@ ExpectedSlices::ExpectedSlices(const std::vector<VerifyRank>& ranks) : ranks_(ra
 }
 
 ExpectedSlices::~ExpectedSlices() {
-  stop_requested_ = true;
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -35,7 +34,7 @@ void ExpectedSlices::read_all() {
       const auto source = rank.input->open();
       TraceTokenizer tokenizer(*source, rank.input->chunk_size());
       for (;;) {
-        if (stop_requested_.load(std::memory_order_relaxed)) return;
+        if (stopping_.load(std::memory_order_relaxed)) return;
         const auto item = tokenizer.next();
         if (item.kind == TraceTokenizer::Kind::kEnd) break;
         if (item.kind != TraceTokenizer::Kind::kEvent) continue;

@@ -52,10 +52,9 @@ class ExpectedSlices {
   std::condition_variable changed_;
   std::deque<Batch> ready_;
   bool done_ = false;  // the reader will hand over nothing more
-  bool stopping_ = false;
   // Also read without the lock between events: a failed check stops the
   // reader where it is, not a batch or the rest of the inputs later.
-  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> stopping_{false};
   std::exception_ptr failure_;
   Batch current_;  // the caller's
   size_t next_in_current_ = 0;
