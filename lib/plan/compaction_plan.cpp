@@ -17,6 +17,7 @@
 #include "plan/slice_order.h"
 #include "tracecompact/error.h"
 #include "util/counting_sort.h"
+#include "util/gallop_search.h"
 #include "util/side_by_side.h"
 
 namespace tracecompact {
@@ -149,51 +150,23 @@ std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts
 }
 
 // The first position in the stream's range [begin, end) of by_stream_ whose
-// slice starts after ts (or end), searched outward from `hint`: steps of 1, 2,
-// 4, ... bracket it, a binary search finishes.
+// slice starts after ts (or end), searched outward from `hint`.
 size_t CompactionPlan::first_start_after(size_t begin, size_t end, double ts, size_t hint) const {
-  auto starts_after = [&](size_t position) {
+  return gallop_partition_point(begin, end, hint, [&](size_t position) {
     return ts < index_.slices[by_stream_[position]].start();
-  };
-  hint = std::clamp(hint, begin, end);
-  size_t low = begin, high = end;  // the answer lies in [low, high]
-  size_t step = 1;
-  if (hint < end && !starts_after(hint)) {
-    low = hint + 1;
-    size_t probe = low;
-    while (probe < end && !starts_after(probe)) {
-      low = probe + 1;
-      probe = low + step;
-      step *= 2;
-    }
-    high = std::min(probe, end);
-  } else {
-    high = hint;
-    while (high > begin) {
-      const size_t probe = high - std::min(step, high - begin);
-      if (!starts_after(probe)) {
-        low = probe + 1;
-        break;
-      }
-      high = probe;
-      step *= 2;
-    }
-  }
-  return static_cast<size_t>(
-      std::upper_bound(by_stream_.begin() + low, by_stream_.begin() + high, ts,
-                       [&](double t, uint32_t s) { return t < index_.slices[s].start(); }) -
-      by_stream_.begin());
+  });
 }
 
-// spec 5: the slice nearest to ts among the neighbours of its insertion point.
-size_t CompactionPlan::nearest_slice(uint32_t stream, double ts) const {
+// spec 5: the slice nearest to ts among the neighbours of its insertion point,
+// searched from `hint` (the last insertion point on the stream), which it updates.
+size_t CompactionPlan::nearest_slice(uint32_t stream, double ts, uint32_t& hint) const {
   const size_t begin = stream_begin_[stream];
   const size_t end = stream_begin_[stream + 1];
   const auto& slices = index_.slices;
-  const size_t p = static_cast<size_t>(
-      std::lower_bound(by_stream_.begin() + begin, by_stream_.begin() + end, ts,
-                       [&](uint32_t s, double t) { return slices[s].start() < t; }) -
-      by_stream_.begin());
+  const size_t p = gallop_partition_point(begin, end, hint, [&](size_t position) {
+    return !(slices[by_stream_[position]].start() < ts);
+  });
+  hint = static_cast<uint32_t>(p);
   size_t best = 0;
   double best_distance = 0;
   bool have_best = false;
@@ -216,6 +189,9 @@ size_t CompactionPlan::nearest_slice(uint32_t stream, double ts) const {
 // annotation here, the 16-byte outcomes only once the sort is done.
 void CompactionPlan::find_annotation_slices() {
   annotation_slices_.resize(index_.annotations.size());
+  // Annotations mostly follow their stream's time: each search starts where
+  // the stream's last one ended.
+  std::vector<uint32_t> hints(stream_begin_.begin(), stream_begin_.end() - 1);
   for (size_t i = 0; i < index_.annotations.size(); ++i) {
     const AnnotationRecord& a = index_.annotations[i];
     uint32_t& slice = annotation_slices_[i];
@@ -228,7 +204,7 @@ void CompactionPlan::find_annotation_slices() {
     }
     if ((a.flags & kTsPresent) && !(a.flags & kTsNumeric))
       fail_input("GPU annotation " + std::to_string(a.event_index) + " has a non-numeric ts");
-    slice = static_cast<uint32_t>(nearest_slice(stream->second, a.ts));
+    slice = static_cast<uint32_t>(nearest_slice(stream->second, a.ts, hints[stream->second]));
   }
 }
 

@@ -103,7 +103,7 @@ class CompactionPlan {
   void build_spans();
   void name_tracks();
   void count();
-  size_t nearest_slice(uint32_t stream, double ts) const;
+  size_t nearest_slice(uint32_t stream, double ts, uint32_t& hint) const;
   size_t first_start_after(size_t begin, size_t end, double ts, size_t hint) const;
   template <typename Visit>
   void visit_pp_annotations(const std::vector<uint32_t>& annotation_name_ids,
