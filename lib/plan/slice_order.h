@@ -12,6 +12,7 @@
 
 #include "index/trace_index.h"
 #include "util/counting_sort.h"
+#include "util/radix_sort.h"
 
 namespace tracecompact {
 
@@ -45,7 +46,7 @@ class SliceOrder {
 
 // How bucketed_slices sorts a bucket that event order leaves unsorted.
 enum class BucketSort {
-  kKeys,     // as 12-byte keys that keep the sort in cache: 12 more bytes per slice of the bucket
+  kKeys,     // as 12-byte keys, radix sorted by start: 12 more bytes per slice of the bucket
   kInPlace,  // the 4-byte indexes themselves, looking starts up in the records: no memory
 };
 
@@ -97,10 +98,9 @@ SliceOrder bucketed_slices(const ChunkedVector<SliceRecord>& slices, size_t buck
     }
     keys.resize(size);
     for (size_t k = 0; k < keys.size(); ++k) keys[k] = {slices[first[k]].start(), first[k]};
-    std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
-      if (a.start != b.start) return a.start < b.start;
-      return before(a.slice, b.slice);
-    });
+    radix_sort_by_double(
+        keys.data(), keys.data() + keys.size(), [](const Key& k) { return k.start; },
+        [&](const Key& a, const Key& b) { return before(a.slice, b.slice); });
     for (size_t k = 0; k < keys.size(); ++k) first[k] = keys[k].slice;
   }
   return order;
