@@ -2,6 +2,7 @@
 
 #include "plan/pp_pairing.h"
 #include "util/counting_sort.h"
+#include "util/gallop_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -227,26 +228,15 @@ class ArrowDrawer {
   uint64_t next_id_;
 };
 
-// `blocks` are sorted by full key (operation_blocks builds them so); the
-// blocks of one key, in block order.
-std::vector<const PPBlock*> blocks_with_key(const std::vector<PPBlock>& blocks, const FullKey& key,
-                                            const PPView& view) {
-  auto first =
-      std::lower_bound(blocks.begin(), blocks.end(), key,
-                       [&](const PPBlock& b, const FullKey& k) { return view.full_key_of(b) < k; });
-  std::vector<const PPBlock*> out;
-  for (; first != blocks.end() && view.full_key_of(*first) == key; ++first) out.push_back(&*first);
-  return out;
-}
-
 void draw_send_recv(const std::vector<PPBlock>& blocks, const PPView& view, ArrowDrawer& drawer,
                     PPArrowCounts& counts) {
-  // Cross-rank groups by (stage, op, microbatch), each in block order.
+  // Cross-rank groups by (stage, op, microbatch), each in block order: a stable
+  // counting pass over the ranks of the names (a sort by looked-up tuples was
+  // the merged drawing's largest cost).
   std::vector<uint32_t> by_key(blocks.size());
   for (uint32_t i = 0; i < by_key.size(); ++i) by_key[i] = i;
-  std::stable_sort(by_key.begin(), by_key.end(), [&](uint32_t a, uint32_t b) {
-    return view.key_of(blocks[a]) < view.key_of(blocks[b]);
-  });
+  const std::vector<uint32_t> name_rank = view.operation_name_ranks();
+  counting_sort(by_key, name_rank.size(), [&](uint32_t i) { return name_rank[blocks[i].name]; });
   auto group_range = [&](const BlockKey& key) {
     return std::equal_range(by_key.begin(), by_key.end(), key, [&](const auto& x, const auto& y) {
       if constexpr (std::is_same_v<std::decay_t<decltype(x)>, uint32_t>)
@@ -290,30 +280,57 @@ void draw_send_recv(const std::vector<PPBlock>& blocks, const PPView& view, Arro
   }
 }
 
-void draw_compute_dependencies(const std::vector<PPBlock>& blocks, const PPView& view,
-                               ArrowDrawer& drawer, PPArrowCounts& counts) {
+// The blocks of one full key: a range of the blocks, which operation_blocks
+// sorts by full key.
+struct KeyGroup {
+  size_t begin, end;
+};
+
+std::vector<KeyGroup> key_groups(const std::vector<PPBlock>& blocks, const PPView& view) {
+  std::vector<KeyGroup> groups;
   for (size_t begin = 0; begin < blocks.size();) {
     const FullKey key = view.full_key_of(blocks[begin]);
-    size_t end = begin;
+    size_t end = begin + 1;
     while (end < blocks.size() && view.full_key_of(blocks[end]) == key) ++end;
-    const auto [pid, stage, op, microbatch] = key;
-    if (is_compute(op)) {
-      std::vector<const PPBlock*> computes;
-      for (size_t i = begin; i < end; ++i) computes.push_back(&blocks[i]);
-      const PPOp recv_op = op == PPOp::kF ? PPOp::kRecvF : PPOp::kRecvB;
-      const PPOp send_op = op == PPOp::kF ? PPOp::kSendF : PPOp::kSendB;
-      auto pair_up = [&](const std::vector<const PPBlock*>& sources,
-                         const std::vector<const PPBlock*>& destinations) {
-        if (sources.empty() || destinations.empty()) return;
-        const auto [drawn, unmatched] =
-            drawer.pair_and_draw(sources, destinations, "pp_compute_dependency", false);
-        counts.compute_pairs += drawn;
-        counts.compute_unmatched += unmatched;
-      };
-      pair_up(blocks_with_key(blocks, {pid, stage, recv_op, microbatch}, view), computes);
-      pair_up(computes, blocks_with_key(blocks, {pid, stage, send_op, microbatch}, view));
-    }
+    groups.push_back({begin, end});
     begin = end;
+  }
+  return groups;
+}
+
+void draw_compute_dependencies(const std::vector<PPBlock>& blocks, const PPView& view,
+                               ArrowDrawer& drawer, PPArrowCounts& counts) {
+  const std::vector<KeyGroup> groups = key_groups(blocks, view);
+  auto group_key = [&](size_t g) { return view.full_key_of(blocks[groups[g].begin]); };
+  // The blocks of `key` (none if no group has it), in block order. Groups are
+  // visited in key order, so the receives (and the sends) they look for come
+  // in key order too: each search starts where the last one of its kind ended.
+  auto blocks_with_key = [&](const FullKey& key, size_t& hint) {
+    hint = gallop_partition_point(0, groups.size(), hint,
+                                  [&](size_t g) { return !(group_key(g) < key); });
+    std::vector<const PPBlock*> out;
+    if (hint < groups.size() && group_key(hint) == key)
+      for (size_t i = groups[hint].begin; i < groups[hint].end; ++i) out.push_back(&blocks[i]);
+    return out;
+  };
+  size_t receive_hint = 0, send_hint = 0;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto [pid, stage, op, microbatch] = group_key(g);
+    if (!is_compute(op)) continue;
+    std::vector<const PPBlock*> computes;
+    for (size_t i = groups[g].begin; i < groups[g].end; ++i) computes.push_back(&blocks[i]);
+    const PPOp recv_op = op == PPOp::kF ? PPOp::kRecvF : PPOp::kRecvB;
+    const PPOp send_op = op == PPOp::kF ? PPOp::kSendF : PPOp::kSendB;
+    auto pair_up = [&](const std::vector<const PPBlock*>& sources,
+                       const std::vector<const PPBlock*>& destinations) {
+      if (sources.empty() || destinations.empty()) return;
+      const auto [drawn, unmatched] =
+          drawer.pair_and_draw(sources, destinations, "pp_compute_dependency", false);
+      counts.compute_pairs += drawn;
+      counts.compute_unmatched += unmatched;
+    };
+    pair_up(blocks_with_key({pid, stage, recv_op, microbatch}, receive_hint), computes);
+    pair_up(computes, blocks_with_key({pid, stage, send_op, microbatch}, send_hint));
   }
 }
 
