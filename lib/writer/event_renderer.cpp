@@ -4,6 +4,8 @@
 #include <charconv>
 
 #include "index/index_pass.h"
+#include "json/number_format.h"
+#include "writer/top_level_fields.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
@@ -47,6 +49,39 @@ void splice_slice(JsonOut& out, std::string_view text, const SliceRecord& slice,
   out.raw_spliced(text, parts, 2);
 }
 
+bool read_plain_integer(std::string_view token, int64_t& value) {
+  const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), value);
+  return error == std::errc() && end == token.data() + token.size();
+}
+
+// An event pass 1 marked for attention (an ac2g flow or thread metadata, with
+// integer pid and tid) as its top-level tokens tell it, where they are plainly
+// spelled: most such events are flows, half of them on CPU threads, and a
+// parse of each was the largest cost of pass 2 after copying. False: parse it.
+struct MarkedEvent {
+  StreamKey stream;
+  bool metadata = false;  // ph "M": thread metadata is judged on a parse
+  double ts = 0;          // 0 when absent, as the parse path has it
+  TopLevelFields fields;
+};
+
+bool read_marked_event(std::string_view text, MarkedEvent& event) {
+  TopLevelFields& fields = event.fields;
+  if (!locate_top_level_fields(text, fields, true) || !fields.pid.found || !fields.tid.found ||
+      !read_plain_integer(fields.pid.in(text), event.stream.pid) ||
+      !read_plain_integer(fields.tid.in(text), event.stream.tid))
+    return false;
+  const std::string_view ph = fields.ph.found ? fields.ph.in(text) : std::string_view();
+  if (ph.find('\\') != std::string_view::npos) return false;
+  event.metadata = ph == "\"M\"";
+  if (fields.ts.found) {
+    const std::string_view ts = fields.ts.in(text);
+    if (!is_short_plain_number(ts)) return false;  // a long number, or not one: the parse judges
+    event.ts = read_number_token(ts);
+  }
+  return true;
+}
+
 }  // namespace
 
 void EventRenderer::render(std::string_view text, const EventOrigin& origin, EventAction action,
@@ -87,6 +122,28 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
       break;
     }
     case EventAction::Kind::kInspect: {
+      MarkedEvent marked;
+      if (read_marked_event(text, marked)) {
+        if (!plan_.is_old_stream(marked.stream)) break;
+        if (!marked.metadata) {  // not metadata, so an ac2g flow (pass 1 marked it)
+          ++stats.flow_endpoints;
+          const auto lane_tid = plan_.flow_lane_tid(marked.stream, marked.ts, flow_hints_);
+          if (!lane_tid) break;
+          ++stats.flow_endpoints_mapped;
+          if (!merge_) {  // the tid token replaced, as a slice's is
+            char digits[24];
+            const char* end = std::to_chars(digits, digits + sizeof digits, *lane_tid).ptr;
+            const JsonOut::Replacement part{marked.fields.tid.at, marked.fields.tid.length,
+                                            std::string_view(digits, end - digits)};
+            out.raw_spliced(text, &part, 1);
+            return;
+          }
+          edit.tid = *lane_tid;
+          if (!splicer_.write(text, edit, stream_span, *merge_, *flow_ids_, out, &marked.fields))
+            rewriter_.write(text, origin, edit, merge_, out);
+          return;
+        }
+      }
       const EventFields& f = parser_.parse_in_place(text, origin);
       const StreamKey stream{f.pid.int_value, f.tid.int_value};
       if (!plan_.is_old_stream(stream)) break;

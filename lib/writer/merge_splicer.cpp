@@ -23,10 +23,14 @@ bool is_number_text(std::string_view text) {
 }  // namespace
 
 bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
-                         const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out) {
+                         const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out,
+                         const TopLevelFields* located) {
   if (edit.ts || edit.dur) return false;
   TopLevelFields fields;
-  if (!locate_top_level_fields(text, fields, edit.tid.has_value())) return false;
+  if (located)
+    fields = *located;
+  else if (!locate_top_level_fields(text, fields, edit.tid.has_value()))
+    return false;
   const std::string_view ph = fields.ph.found ? fields.ph.in(text) : std::string_view();
   if (ph.find('\\') != std::string_view::npos || ph == "\"M\"") return false;
   count_ = 0;

@@ -12,6 +12,7 @@
 #include "index/trace_index.h"
 #include "writer/event_rewriter.h"
 #include "writer/json_writer.h"
+#include "writer/top_level_fields.h"
 
 namespace tracecompact {
 
@@ -19,8 +20,11 @@ namespace tracecompact {
 // other flow ids, retimed annotations, unusual spellings.
 class MergeSplicer {
  public:
+  // `located`: the event's top-level fields when the caller has them (found
+  // with need_tid), else null.
   bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
-             const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out);
+             const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out,
+             const TopLevelFields* located = nullptr);
 
  private:
   struct Part {
