@@ -115,59 +115,88 @@ class MemberFinder {
   std::string_view text_;
 };
 
-// Where the quoted key `quoted_key` (at least 3 bytes) may start in
-// text[from, end): candidates have its first two and its last byte in place,
-// found 32 positions at a time. `text` is followed by readable padding.
-template <typename Visit>
-void for_each_candidate(std::string_view text, std::string_view quoted_key, Visit visit) {
-  const size_t last = quoted_key.size() - 1;
-  if (text.size() < quoted_key.size()) return;
-  const size_t limit = text.size() - last;  // candidate starts are below this
-  size_t i = 0;
-#ifdef __AVX2__
-  const __m256i first = _mm256_set1_epi8(quoted_key[0]);
-  const __m256i second = _mm256_set1_epi8(quoted_key[1]);
-  const __m256i final = _mm256_set1_epi8(quoted_key[last]);
-  for (; i < limit; i += 32) {
-    auto at = [&](size_t offset) {
-      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + offset));
-    };
-    const __m256i hits = _mm256_and_si256(
-        _mm256_and_si256(_mm256_cmpeq_epi8(at(0), first), _mm256_cmpeq_epi8(at(1), second)),
-        _mm256_cmpeq_epi8(at(last), final));
-    auto mask = static_cast<uint32_t>(_mm256_movemask_epi8(hits));
-    while (mask) {
-      const size_t candidate = i + static_cast<size_t>(__builtin_ctz(mask));
-      if (candidate >= limit) return;
-      visit(candidate);
-      mask &= mask - 1;
-    }
-  }
-#else
-  for (; i < limit; ++i)
-    if (text[i] == quoted_key[0] && text[i + 1] == quoted_key[1] &&
-        text[i + last] == quoted_key[last])
-      visit(i);
-#endif
-}
-
-// The raw scalar value of the only member named `quoted_key` in `text`, which
-// has no backslash; false if there is none or more than one.
-bool find_only_key(std::string_view text, std::string_view quoted_key, std::string_view& value) {
-  value = {};
-  bool ambiguous = false;
-  for_each_candidate(text, quoted_key, [&](size_t at) {
-    if (text.compare(at, quoted_key.size(), quoted_key) != 0) return;
-    size_t p = at + quoted_key.size();
+// The raw scalar value of the only member named `quoted_key` in a text
+// without a backslash, told the places where it may start one by one.
+class OnlyMember {
+ public:
+  explicit OnlyMember(std::string_view quoted_key) : key_(quoted_key) {}
+  void visit(std::string_view text, size_t at) {
+    if (text.compare(at, key_.size(), key_) != 0) return;
+    size_t p = at + key_.size();
     while (p < text.size() && is_json_whitespace(text[p])) ++p;
     if (p == text.size() || text[p] != ':') return;  // a string value, not a key
     ++p;
     while (p < text.size() && is_json_whitespace(text[p])) ++p;
     const size_t end = scalar_end(text, p);
-    if (!value.empty() || end == p) ambiguous = true;
-    value = text.substr(p, end - p);
-  });
-  return !ambiguous && !value.empty();
+    if (!value_.empty() || end == p) ambiguous_ = true;
+    value_ = text.substr(p, end - p);
+  }
+  // False if there is none or more than one (or its value is no scalar).
+  bool found(std::string_view& value) const {
+    value = value_;
+    return !ambiguous_ && !value_.empty();
+  }
+
+ private:
+  std::string_view key_;
+  std::string_view value_;
+  bool ambiguous_ = false;
+};
+
+enum class KeyScan { kDone, kBackslash };
+
+// One pass over `text` for the candidates of "tid" and of "stream" (a quote, the
+// key's first letter, and a quote where the key ends), 32 positions at a time;
+// stops at the first backslash, after which a quote may not delimit a string.
+// `text` is followed by readable padding.
+KeyScan scan_tid_and_stream(std::string_view text, OnlyMember* tid, OnlyMember* stream) {
+  constexpr size_t kTidEnd = 4, kStreamEnd = 7;  // the closing quote of "tid" / "stream"
+  const size_t size = text.size();
+  size_t i = 0;
+#ifdef __AVX2__
+  const __m256i quote = _mm256_set1_epi8('"');
+  const __m256i backslash = _mm256_set1_epi8('\\');
+  const __m256i t = _mm256_set1_epi8('t');
+  const __m256i s = _mm256_set1_epi8('s');
+  for (; i < size; i += 32) {
+    auto at = [&](size_t offset) {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + offset));
+    };
+    auto bits = [](__m256i hits) {
+      return static_cast<uint32_t>(_mm256_movemask_epi8(hits));
+    };
+    const uint32_t valid = size - i >= 32 ? ~uint32_t{0} : (uint32_t{1} << (size - i)) - 1;
+    const __m256i first = at(0);
+    if (bits(_mm256_cmpeq_epi8(first, backslash)) & valid) return KeyScan::kBackslash;
+    const __m256i opens = _mm256_cmpeq_epi8(first, quote);
+    const __m256i second = at(1);
+    uint32_t tids = tid ? bits(_mm256_and_si256(_mm256_and_si256(opens, _mm256_cmpeq_epi8(second, t)),
+                                                _mm256_cmpeq_epi8(at(kTidEnd), quote)))
+                        : 0;
+    uint32_t streams =
+        stream ? bits(_mm256_and_si256(_mm256_and_si256(opens, _mm256_cmpeq_epi8(second, s)),
+                                       _mm256_cmpeq_epi8(at(kStreamEnd), quote)))
+               : 0;
+    for (; tids; tids &= tids - 1) {
+      const size_t candidate = i + static_cast<size_t>(__builtin_ctz(tids));
+      if (candidate + kTidEnd < size) tid->visit(text, candidate);
+    }
+    for (; streams; streams &= streams - 1) {
+      const size_t candidate = i + static_cast<size_t>(__builtin_ctz(streams));
+      if (candidate + kStreamEnd < size) stream->visit(text, candidate);
+    }
+  }
+#else
+  for (; i < size; ++i) {
+    if (text[i] == '\\') return KeyScan::kBackslash;
+    if (text[i] != '"' || i + 1 >= size) continue;
+    if (tid && text[i + 1] == 't' && i + kTidEnd < size && text[i + kTidEnd] == '"')
+      tid->visit(text, i);
+    if (stream && text[i + 1] == 's' && i + kStreamEnd < size && text[i + kStreamEnd] == '"')
+      stream->visit(text, i);
+  }
+#endif
+  return KeyScan::kDone;
 }
 
 // A scalar as the on-demand reader has it (objects and arrays: their kind).
@@ -268,12 +297,13 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
     i = value.after_element();
   }
   if (!needs_tokens(f)) return true;
-  if (!std::memchr(text.data(), '\\', text.size())) {
-    // Without a backslash every quote delimits a string, so a quoted "tid"
-    // followed by ':' is a key; if it is the only one, it is the event's own.
-    return (!f.tid.is_number() || find_only_key(text, "\"tid\"", f.tid.raw)) &&
-           (!f.args_stream.is_number() || find_only_key(text, "\"stream\"", f.args_stream.raw));
-  }
+  // Without a backslash every quote delimits a string, so a quoted "tid"
+  // followed by ':' is a key; if it is the only one, it is the event's own.
+  OnlyMember tid("\"tid\""), stream("\"stream\"");
+  const bool want_tid = f.tid.is_number(), want_stream = f.args_stream.is_number();
+  if (scan_tid_and_stream(text, want_tid ? &tid : nullptr, want_stream ? &stream : nullptr) ==
+      KeyScan::kDone)
+    return (!want_tid || tid.found(f.tid.raw)) && (!want_stream || stream.found(f.args_stream.raw));
   MemberFinder finder(text);
   if (f.tid.is_number() && (!finder.find(0, "tid", f.tid.raw) || f.tid.raw.empty())) return false;
   if (f.args_stream.is_number()) {
