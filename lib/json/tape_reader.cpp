@@ -162,17 +162,16 @@ KeyScan scan_tid_and_stream(std::string_view text, OnlyMember* tid, OnlyMember* 
     auto at = [&](size_t offset) {
       return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(text.data() + i + offset));
     };
-    auto bits = [](__m256i hits) {
-      return static_cast<uint32_t>(_mm256_movemask_epi8(hits));
-    };
+    auto bits = [](__m256i hits) { return static_cast<uint32_t>(_mm256_movemask_epi8(hits)); };
     const uint32_t valid = size - i >= 32 ? ~uint32_t{0} : (uint32_t{1} << (size - i)) - 1;
     const __m256i first = at(0);
     if (bits(_mm256_cmpeq_epi8(first, backslash)) & valid) return KeyScan::kBackslash;
     const __m256i opens = _mm256_cmpeq_epi8(first, quote);
     const __m256i second = at(1);
-    uint32_t tids = tid ? bits(_mm256_and_si256(_mm256_and_si256(opens, _mm256_cmpeq_epi8(second, t)),
-                                                _mm256_cmpeq_epi8(at(kTidEnd), quote)))
-                        : 0;
+    uint32_t tids =
+        tid ? bits(_mm256_and_si256(_mm256_and_si256(opens, _mm256_cmpeq_epi8(second, t)),
+                                    _mm256_cmpeq_epi8(at(kTidEnd), quote)))
+            : 0;
     uint32_t streams =
         stream ? bits(_mm256_and_si256(_mm256_and_si256(opens, _mm256_cmpeq_epi8(second, s)),
                                        _mm256_cmpeq_epi8(at(kStreamEnd), quote)))

@@ -5,8 +5,8 @@
 
 #include "index/index_pass.h"
 #include "json/number_format.h"
-#include "writer/top_level_fields.h"
 #include "tracecompact/error.h"
+#include "writer/top_level_fields.h"
 
 namespace tracecompact {
 

@@ -134,9 +134,9 @@ TEST_CASE("GPU flows move to their slice's lane however their tokens are spelled
 TEST_CASE("a GPU flow whose ts is not a number is reported, however it is spelled") {
   for (const std::string ts : {"\"100\"", "null", "[100]"}) {
     INFO("ts " << ts);
-    const std::string text = trace(
-        {kernel(0, 7, "100", "5", "k7"),
-         "{\"ph\":\"f\",\"id\":1,\"pid\":0,\"tid\":7,\"ts\":" + ts + ",\"cat\":\"ac2g\"}"});
+    const std::string text =
+        trace({kernel(0, 7, "100", "5", "k7"),
+               "{\"ph\":\"f\",\"id\":1,\"pid\":0,\"tid\":7,\"ts\":" + ts + ",\"cat\":\"ac2g\"}"});
     REQUIRE_THROWS_WITH(compact(text), Catch::Contains("GPU flow event 1 has a non-numeric ts"));
   }
 }

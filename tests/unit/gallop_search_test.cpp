@@ -21,8 +21,7 @@ std::vector<int> sorted_with_ties(std::mt19937& random, size_t size) {
 
 }  // namespace
 
-TEST_CASE("gallop_partition_point finds std::partition_point's answer from any hint",
-          "[gallop]") {
+TEST_CASE("gallop_partition_point finds std::partition_point's answer from any hint", "[gallop]") {
   std::mt19937 random(7);
   for (int round = 0; round < 300; ++round) {
     const auto values = sorted_with_ties(random, random() % 40);

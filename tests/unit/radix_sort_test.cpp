@@ -62,9 +62,8 @@ TEST_CASE("radix_sort_by_double orders as the comparison sort does", "[radix]") 
     }
   }
   SECTION("many equal keys") {
-    sort_and_compare(records_of(random, 100000, [](std::mt19937_64& r) {
-      return static_cast<double>(r() % 7);
-    }));
+    sort_and_compare(records_of(random, 100000,
+                                [](std::mt19937_64& r) { return static_cast<double>(r() % 7); }));
   }
   SECTION("signs, zeros of both signs, tiny and huge magnitudes") {
     const double special[] = {0.0,
