@@ -27,7 +27,7 @@ void write_plan_events(const CompactionPlan& plan, const MergeEdit* merge, unsig
                        JsonOut& out);
 
 // Writes two flow events per arrow (spec 10), rendered on `workers` threads;
-// `pp_rank_of` maps a pid to its PP rank and is called from those threads.
+// `pp_rank_of` maps a pid to its PP rank (called once per track, here).
 void write_pp_arrows(const PPArrowResult& arrows, const std::function<int64_t(int64_t)>& pp_rank_of,
                      unsigned workers, JsonOut& out);
 
