@@ -97,10 +97,7 @@ void digest_annotation(const EventFields& f, EventParser& parser, uint64_t event
                " lacks an integer pid/tid (gpu_user_annotation events need both)");
   d.kind = EventDigest::kAnnotation;
   AnnotationRecord& record = d.annotation;
-  record.event_index = static_cast<uint32_t>(event_index);
-  record.tid_span = span_of(parser, f.tid.raw);
-  record.pid = f.pid.int_value;
-  record.tid = f.tid.int_value;
+  record.tid_span = span_of(parser, f.tid.raw);  // its (pid, tid) is the digest's
   record.ts = f.ts.is_number() ? f.ts.number : 0.0;
   record.dur = f.dur.is_number() ? f.dur.number : 0.0;
   uint8_t flags = 0;

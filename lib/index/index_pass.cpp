@@ -45,11 +45,13 @@ class IndexBuilder {
       }
       case EventDigest::kAnnotation: {
         AnnotationRecord record = d.annotation;
+        record.track = annotation_track({d.pid, d.tid});
         record.name = d.has_text ? index_.annotation_names.intern(text) : StringTable::kNone;
         record.identity = StringTable::kNone;
         if (d.has_identity)  // numbered by finish()
           identity_hashes_.push_back(
               {d.identity, static_cast<uint32_t>(index_.annotations.size())});
+        index_.annotation_events.mark(event_index);
         index_.annotations.push_back(record);
         break;
       }
@@ -74,6 +76,7 @@ class IndexBuilder {
     std::sort(index_.int_pids.begin(), index_.int_pids.end());
     number_identities();
     pids_ = {};
+    annotation_track_ids_ = {};
   }
 
  private:
@@ -84,7 +87,19 @@ class IndexBuilder {
     return it->second;
   }
 
+  uint32_t annotation_track(StreamKey key) {
+    if (last_track_ < index_.annotation_tracks.size() &&
+        index_.annotation_tracks[last_track_] == key)
+      return last_track_;  // annotations come in runs on one track
+    auto [it, inserted] = annotation_track_ids_.try_emplace(
+        key, static_cast<uint32_t>(index_.annotation_tracks.size()));
+    if (inserted) index_.annotation_tracks.push_back(key);
+    return last_track_ = it->second;
+  }
+
   TraceIndex& index_;
+  std::unordered_map<StreamKey, uint32_t, StreamKeyHash> annotation_track_ids_;
+  uint32_t last_track_ = UINT32_MAX;
   std::unordered_set<int64_t> pids_;
   int64_t last_pid_ = 0;
   // Identities are compared by a 128-bit hash of their canonical text (see

@@ -66,6 +66,21 @@ class EventBits {
     const uint64_t word = event_index >> 6;
     return word < words_.size() && (words_[word] >> (event_index & 63)) & 1;
   }
+  // The event of the `nth` mark (counting from 0) in event order; for error
+  // messages, which is why a scan will do. UINT64_MAX when there is none.
+  uint64_t nth_marked(uint64_t nth) const {
+    for (size_t word = 0; word < words_.size(); ++word) {
+      uint64_t bits = words_[word];
+      const auto count = static_cast<uint64_t>(__builtin_popcountll(bits));
+      if (nth >= count) {
+        nth -= count;
+        continue;
+      }
+      for (; nth > 0; --nth) bits &= bits - 1;
+      return word * 64 + static_cast<uint64_t>(__builtin_ctzll(bits));
+    }
+    return UINT64_MAX;
+  }
 
  private:
   std::vector<uint64_t> words_;
@@ -80,20 +95,21 @@ enum AnnotationFlags : uint8_t {
   kNamedGraphLaunch = 32,
 };
 
-// A gpu_user_annotation event (pid and tid are integers: checked in pass 1); 48 bytes.
+// A gpu_user_annotation event (pid and tid are integers: checked in pass 1);
+// 32 bytes: with the plan's 4-byte outcome, this is the per-annotation cost of
+// the index. Its event is marked in TraceIndex::annotation_events; its (pid,
+// tid) is one of TraceIndex::annotation_tracks, which are few.
 struct AnnotationRecord {
-  int64_t pid;
-  int64_t tid;
   double ts;  // 0 when absent
   double dur;
-  uint32_t event_index;
   uint32_t
       identity;   // id of its canonical text without ts/dur/tid (kNone: not a coalescing candidate)
   uint32_t name;  // annotation_names id, or kNone when the name is not a string
+  uint32_t track;  // index into TraceIndex::annotation_tracks
   ValueSpan tid_span;
   uint8_t flags;
 };
-static_assert(sizeof(AnnotationRecord) == 48);
+static_assert(sizeof(AnnotationRecord) == 32, "the per-annotation cost of the index");
 
 // thread_name metadata whose name (after the last " | ") is one the PP rules look for.
 struct LaneNameRecord {
@@ -138,7 +154,13 @@ struct TraceIndex {
   StringTable region_names;
 
   ChunkedVector<AnnotationRecord> annotations;  // event order
+  EventBits annotation_events;                  // the events of `annotations`
+  std::vector<StreamKey> annotation_tracks;     // the (pid, tid) of annotations, interned
   StringTable annotation_names;
+
+  const StreamKey& track_of(const AnnotationRecord& record) const {
+    return annotation_tracks[record.track];
+  }
 
   std::vector<LaneNameRecord> lane_names;
   // Events pass 2 must look at although they are neither slices nor annotations:

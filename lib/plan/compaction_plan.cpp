@@ -192,19 +192,26 @@ void CompactionPlan::find_annotation_slices() {
   // Annotations mostly follow their stream's time: each search starts where
   // the stream's last one ended.
   std::vector<uint32_t> hints(stream_begin_.begin(), stream_begin_.end() - 1);
+  // The old stream of each annotation track, looked up once per track.
+  std::vector<uint32_t> track_streams(index_.annotation_tracks.size(), kNotOnOldStream);
+  for (size_t t = 0; t < track_streams.size(); ++t) {
+    const auto stream = index_.stream_ids.find(index_.annotation_tracks[t]);
+    if (stream != index_.stream_ids.end()) track_streams[t] = stream->second;
+  }
   for (size_t i = 0; i < index_.annotations.size(); ++i) {
     const AnnotationRecord& a = index_.annotations[i];
     uint32_t& slice = annotation_slices_[i];
     slice = kNotOnOldStream;
-    const auto stream = index_.stream_ids.find({a.pid, a.tid});
-    if (stream == index_.stream_ids.end()) continue;
+    const uint32_t stream = track_streams[a.track];
+    if (stream == kNotOnOldStream) continue;
     if (a.flags & kMetadataShape) {
       slice = kOldStreamMetadata;
       continue;
     }
     if ((a.flags & kTsPresent) && !(a.flags & kTsNumeric))
-      fail_input("GPU annotation " + std::to_string(a.event_index) + " has a non-numeric ts");
-    slice = static_cast<uint32_t>(nearest_slice(stream->second, a.ts, hints[stream->second]));
+      fail_input("GPU annotation " + std::to_string(index_.annotation_events.nth_marked(i)) +
+                 " has a non-numeric ts");
+    slice = static_cast<uint32_t>(nearest_slice(stream, a.ts, hints[stream]));
   }
 }
 
@@ -216,7 +223,7 @@ void CompactionPlan::map_annotations() {
   for (size_t i = 0; i < outcomes_.size(); ++i) {
     const uint32_t slice = annotation_slices_[i];
     AnnotationOutcome& out = outcomes_[i];
-    out = {index_.annotations[i].tid, AnnotationFate::kKept, false};
+    out = {index_.track_of(index_.annotations[i]).tid, AnnotationFate::kKept, false};
     if (slice == kOldStreamMetadata) {
       out.fate = AnnotationFate::kDropped;
     } else if (slice != kNotOnOldStream) {
@@ -362,7 +369,7 @@ void CompactionPlan::name_tracks() {
   };
   for (size_t i = 0; i < outcomes_.size(); ++i)
     if (outcomes_[i].fate == AnnotationFate::kKept)
-      mark(index_.annotations[i].pid, outcomes_[i].tid);
+      mark(index_.track_of(index_.annotations[i]).pid, outcomes_[i].tid);
   for (const auto& span : spans_) mark(span_pid(span), span_tid(span));
   uint64_t sort_index = 0;
   for (const Lane& lane : lanes_) {
@@ -423,7 +430,7 @@ void CompactionPlan::visit_pp_annotations(const std::vector<uint32_t>& annotatio
     if (o.fate != AnnotationFate::kKept || !(a.flags & kPhaseX) || !numeric ||
         a.name == StringTable::kNone || annotation_name_ids[a.name] == StringTable::kNone)
       continue;
-    visit(StreamKey{a.pid, o.tid}, a.ts, a.dur, annotation_name_ids[a.name]);
+    visit(StreamKey{index_.track_of(a).pid, o.tid}, a.ts, a.dur, annotation_name_ids[a.name]);
   }
   for (const auto& span : spans_) {
     if (region_name_ids[span.region] == StringTable::kNone) continue;

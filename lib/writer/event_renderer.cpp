@@ -13,8 +13,7 @@ namespace tracecompact {
 EventAction PlanCursor::next(uint64_t event_index) {
   if (slice_ < index_.slices.size() && index_.slice_events.test(event_index))
     return {EventAction::Kind::kSlice, slice_++};
-  if (annotation_ < index_.annotations.size() &&
-      index_.annotations[annotation_].event_index == event_index)
+  if (annotation_ < index_.annotations.size() && index_.annotation_events.test(event_index))
     return {EventAction::Kind::kAnnotation, annotation_++};
   if (index_.needs_attention(event_index)) return {EventAction::Kind::kInspect, 0};
   return {};
@@ -107,7 +106,7 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
       const AnnotationOutcome& outcome = plan_.annotation_outcomes()[action.record];
       if (outcome.fate == AnnotationFate::kDropped) return;
       const AnnotationRecord& record = index.annotations[action.record];
-      if (outcome.tid != record.tid) edit.tid = outcome.tid;
+      if (outcome.tid != index.track_of(record).tid) edit.tid = outcome.tid;
       if (outcome.retimed) {
         edit.ts = record.ts;  // the merged interval (set by the plan)
         edit.dur = record.dur;

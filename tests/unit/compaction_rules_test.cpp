@@ -195,3 +195,17 @@ TEST_CASE("old stream metadata is dropped while other tracks keep theirs", "[met
   CHECK(count_named(c, "thread_name") == 2);  // the CPU thread's and the lane's
   CHECK(std::string(c.events()[0]["args"]["name"].GetString()) == "cpu");
 }
+
+TEST_CASE("an annotation on an old stream with a non-numeric ts is reported by its event index",
+          "[annotations]") {
+  // Annotations off the old streams and events between them: the message must
+  // count every event, not the annotations.
+  const std::string text = trace({
+      kernel(0, 1, "0", "10"),
+      annotation(0, 99, "\"late\"", "1", "elsewhere"),  // not on an old stream: passed through
+      "{\"name\":\"cpu\",\"ph\":\"X\",\"pid\":5,\"tid\":500,\"ts\":0,\"dur\":1}",
+      annotation(0, 1, "5", "1", "fine"),
+      annotation(0, 1, "\"5\"", "1", "bad"),
+  });
+  REQUIRE_THROWS_WITH(compact(text), Catch::Contains("GPU annotation 4 has a non-numeric ts"));
+}

@@ -66,13 +66,14 @@ TEST_CASE("pass 1 builds the same index on any number of parser threads") {
     }
     REQUIRE(other.annotations.size() == one.annotations.size());
     for (size_t i = 0; i < one.annotations.size(); ++i) {
-      REQUIRE(one.annotations[i].event_index == other.annotations[i].event_index);
+      REQUIRE(one.track_of(one.annotations[i]) == other.track_of(other.annotations[i]));
       REQUIRE(one.annotations[i].identity == other.annotations[i].identity);
       REQUIRE(one.annotations[i].name == other.annotations[i].name);
     }
     for (uint64_t e = 0; e < one.event_count; ++e) {
       REQUIRE(one.needs_attention(e) == other.needs_attention(e));
       REQUIRE(one.slice_events.test(e) == other.slice_events.test(e));
+      REQUIRE(one.annotation_events.test(e) == other.annotation_events.test(e));
     }
     CHECK(other.streams == one.streams);
     CHECK(other.int_pids == one.int_pids);
