@@ -70,6 +70,7 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
                                                    state_->plan->pp_lane_sets())]() mutable {
     return draw_pp_arrows(std::move(blocks), false, kFirstPPFlowId);
   });
+  state_->plan->release_annotation_records();  // read into the PP annotations: pass 2 needs none
   if (workers_ > 0) state_->arrows->start();
   if (timer_) timer_->mark("plan");
 }

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "index/event_batches.h"
+#include "index/identity_numbering.h"
 #include "json/event_parser.h"
 #include "json/number_format.h"
 #include "tokenizer/trace_tokenizer.h"
@@ -47,10 +48,9 @@ class IndexBuilder {
         AnnotationRecord record = d.annotation;
         record.track = annotation_track({d.pid, d.tid});
         record.name = d.has_text ? index_.annotation_names.intern(text) : StringTable::kNone;
-        record.identity = StringTable::kNone;
-        if (d.has_identity)  // numbered by finish()
-          identity_hashes_.push_back(
-              {d.identity, static_cast<uint32_t>(index_.annotations.size())});
+        // Provisional: finish() numbers identities densely.
+        record.identity =
+            d.has_identity ? identities_.provisional_id(d.identity) : StringTable::kNone;
         index_.annotation_events.mark(event_index);
         index_.annotations.push_back(record);
         break;
@@ -104,22 +104,14 @@ class IndexBuilder {
   int64_t last_pid_ = 0;
   // Identities are compared by a 128-bit hash of their canonical text (see
   // util/hash128.h): the texts themselves would cost more than the whole index.
-  struct IdentityHash {
-    Hash128 hash;
-    uint32_t annotation;
-  };
-  GrowableArray<IdentityHash> identity_hashes_;  // sorted in place when numbering
+  IdentityNumbering identities_;
 
-  // Dense ids, equal for equal hashes: the plan sorts and compares 32-bit ids.
   void number_identities() {
-    std::sort(identity_hashes_.begin(), identity_hashes_.end(),
-              [](const IdentityHash& a, const IdentityHash& b) { return a.hash < b.hash; });
-    uint32_t id = 0;
-    for (size_t i = 0; i < identity_hashes_.size(); ++i) {
-      if (i > 0 && identity_hashes_[i].hash != identity_hashes_[i - 1].hash) ++id;
-      index_.annotations[identity_hashes_[i].annotation].identity = id;
+    const std::vector<uint32_t> final_ids = identities_.finish();
+    for (size_t i = 0; i < index_.annotations.size(); ++i) {
+      uint32_t& identity = index_.annotations[i].identity;
+      if (identity != StringTable::kNone) identity = final_ids[identity];
     }
-    identity_hashes_.release();
   }
 };
 

@@ -394,6 +394,8 @@ RunResult run_merge(const MergeRequest& request) {
   align_and_layout(ranks, pp_order, base_ns);
   const bool draw_beside = pass_workers(request.threads, pp_order.front()->input->chunk_size()) > 0;
   MergedArrows arrows(pp_order, draw_beside);
+  // Read into the arrow blocks: pass 2 needs none of the annotation records.
+  for (Rank* rank : pp_order) rank->plan->release_annotation_records();
   timer.mark("merged layout and arrow blocks");
   {
     OutputFile file(request.output);

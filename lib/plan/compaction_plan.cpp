@@ -9,6 +9,8 @@
 #include <memory>
 #include <new>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <unordered_set>
 
@@ -222,12 +224,15 @@ void CompactionPlan::map_annotations() {
   outcomes_.resize(index_.annotations.size());
   for (size_t i = 0; i < outcomes_.size(); ++i) {
     const uint32_t slice = annotation_slices_[i];
+    const AnnotationRecord& record = index_.annotations[i];
     AnnotationOutcome& out = outcomes_[i];
-    out = {index_.track_of(index_.annotations[i]).tid, AnnotationFate::kKept, false};
+    out = {record.track, record.tid_span, 0};
     if (slice == kOldStreamMetadata) {
-      out.fate = AnnotationFate::kDropped;
+      out.flags |= AnnotationOutcome::kDropped;
     } else if (slice != kNotOnOldStream) {
-      out.tid = lanes_[index_.slices[slice].lane].annotation_tid;
+      // Lane tids lie above every integer tid (spec 4), so a moved annotation's tid changes.
+      out.place = index_.slices[slice].lane;
+      out.flags |= AnnotationOutcome::kMoved;
       ++mapped;
     }
   }
@@ -241,7 +246,7 @@ void CompactionPlan::coalesce_annotations() {
   // Candidates by (identity, tid, start, end, index): counted into their
   // identity (dense ids), then each identity's few sorted by the rest.
   auto candidate = [&](uint32_t i) {
-    return outcomes_[i].fate == AnnotationFate::kKept && records[i].identity != StringTable::kNone;
+    return outcomes_[i].kept() && records[i].identity != StringTable::kNone;
   };
   std::vector<uint32_t> candidates;
   size_t candidate_count = 0;
@@ -257,7 +262,7 @@ void CompactionPlan::coalesce_annotations() {
   counting_sort(
       candidates, identity_count, [&](uint32_t i) { return records[i].identity; }, &identity_begin);
   auto rest_of_key = [&](uint32_t i) {
-    return std::make_tuple(outcomes_[i].tid, records[i].ts, records[i].ts + records[i].dur, i);
+    return std::make_tuple(annotation_tid(i), records[i].ts, records[i].ts + records[i].dur, i);
   };
   for (size_t k = 0; k + 1 < identity_begin.size(); ++k)
     if (identity_begin[k + 1] - identity_begin[k] > 1)
@@ -265,7 +270,7 @@ void CompactionPlan::coalesce_annotations() {
                 [&](uint32_t a, uint32_t b) { return rest_of_key(a) < rest_of_key(b); });
   identity_begin = {};
   auto same_identity = [&](uint32_t a, uint32_t b) {
-    return records[a].identity == records[b].identity && outcomes_[a].tid == outcomes_[b].tid;
+    return records[a].identity == records[b].identity && annotation_tid(a) == annotation_tid(b);
   };
   auto merge_cluster = [&](size_t begin, size_t end) {
     if (end - begin < 2) return;
@@ -279,11 +284,13 @@ void CompactionPlan::coalesce_annotations() {
       finish = std::max(finish, records[c].ts + records[c].dur);
     }
     for (size_t k = begin; k < end; ++k)
-      if (candidates[k] != keeper) outcomes_[candidates[k]].fate = AnnotationFate::kDropped;
+      if (candidates[k] != keeper) outcomes_[candidates[k]].flags |= AnnotationOutcome::kDropped;
     // The keeper's cluster is closed: nothing reads its input interval again.
+    // The record gets the merged interval for the PP annotations, the list for pass 2.
     index_.annotations[keeper].ts = start;
     index_.annotations[keeper].dur = finish - start;
-    outcomes_[keeper].retimed = true;
+    outcomes_[keeper].flags |= AnnotationOutcome::kRetimed;
+    retimed_.push_back({keeper, start, finish - start});
     counts_.gpu_annotations_coalesced += end - begin - 1;
   };
   size_t cluster_begin = 0;
@@ -301,6 +308,24 @@ void CompactionPlan::coalesce_annotations() {
     cluster_end = a.ts + a.dur;
   }
   if (!candidates.empty()) merge_cluster(cluster_begin, candidates.size());
+  std::sort(retimed_.begin(), retimed_.end(),
+            [](const RetimedAnnotation& a, const RetimedAnnotation& b) {
+              return a.annotation < b.annotation;
+            });
+}
+
+const RetimedAnnotation& CompactionPlan::retimed_interval(size_t i) const {
+  const auto found = std::lower_bound(
+      retimed_.begin(), retimed_.end(), i,
+      [](const RetimedAnnotation& r, size_t annotation) { return r.annotation < annotation; });
+  if (found == retimed_.end() || found->annotation != i)
+    throw std::logic_error("annotation " + std::to_string(i) + " was not retimed");
+  return *found;
+}
+
+void CompactionPlan::release_annotation_records() {
+  index_.annotations = {};
+  records_released_ = true;
 }
 
 // spec 7: runs of kernels with the same args.name become lane-local spans, in
@@ -368,8 +393,7 @@ void CompactionPlan::name_tracks() {
     if (lanes_[lane].pid == pid) used[lane] = true;
   };
   for (size_t i = 0; i < outcomes_.size(); ++i)
-    if (outcomes_[i].fate == AnnotationFate::kKept)
-      mark(index_.track_of(index_.annotations[i]).pid, outcomes_[i].tid);
+    if (outcomes_[i].kept()) mark(annotation_pid(i), annotation_tid(i));
   for (const auto& span : spans_) mark(span_pid(span), span_tid(span));
   uint64_t sort_index = 0;
   for (const Lane& lane : lanes_) {
@@ -393,7 +417,7 @@ void CompactionPlan::count() {
   for (const auto& lane : lanes_) ++counts_.lanes_by_group[std::string(group_key(lane.group))];
   uint64_t retained = 0, launches = index_.graph_launches;
   for (size_t i = 0; i < outcomes_.size(); ++i) {
-    if (outcomes_[i].fate == AnnotationFate::kKept)
+    if (outcomes_[i].kept())
       ++retained;
     else if (index_.annotations[i].flags & kNamedGraphLaunch)
       --launches;
@@ -423,14 +447,16 @@ template <typename Visit>
 void CompactionPlan::visit_pp_annotations(const std::vector<uint32_t>& annotation_name_ids,
                                           const std::vector<uint32_t>& region_name_ids,
                                           Visit&& visit) const {
+  if (records_released_)
+    throw std::logic_error("the PP annotations are read from released records");
   for (size_t i = 0; i < outcomes_.size(); ++i) {
     const AnnotationRecord& a = index_.annotations[i];
-    const AnnotationOutcome& o = outcomes_[i];
     const bool numeric = (a.flags & kTsNumeric) && (a.flags & kDurNumeric);
-    if (o.fate != AnnotationFate::kKept || !(a.flags & kPhaseX) || !numeric ||
-        a.name == StringTable::kNone || annotation_name_ids[a.name] == StringTable::kNone)
+    if (!outcomes_[i].kept() || !(a.flags & kPhaseX) || !numeric || a.name == StringTable::kNone ||
+        annotation_name_ids[a.name] == StringTable::kNone)
       continue;
-    visit(StreamKey{index_.track_of(a).pid, o.tid}, a.ts, a.dur, annotation_name_ids[a.name]);
+    visit(StreamKey{annotation_pid(i), annotation_tid(i)}, a.ts, a.dur,
+          annotation_name_ids[a.name]);
   }
   for (const auto& span : spans_) {
     if (region_name_ids[span.region] == StringTable::kNone) continue;

@@ -39,12 +39,25 @@ struct TrackName {  // spec 8: one thread_name + thread_sort_index pair
   uint64_t sort_index;
 };
 
-enum class AnnotationFate : uint8_t { kKept, kDropped };
+// What becomes of a GPU annotation (8 bytes): all that pass 2 needs of it, so
+// that the index's 32-byte records can go once the PP annotations are read.
+struct AnnotationOutcome {
+  enum Flags : uint8_t { kDropped = 1, kRetimed = 2, kMoved = 4 };
+  uint32_t place;  // kMoved: its lane (drawn on the lane's annotation track); else its track
+  ValueSpan tid_span;
+  uint8_t flags;
 
-struct AnnotationOutcome {  // 16 bytes
-  int64_t tid;              // final tid
-  AnnotationFate fate;
-  bool retimed;  // coalesced: the record's ts/dur now hold the merged interval, written as floats
+  bool kept() const { return !(flags & kDropped); }
+  bool moved() const { return flags & kMoved; }
+  // Coalesced: written at the merged interval (CompactionPlan::retimed_interval), as floats.
+  bool retimed() const { return flags & kRetimed; }
+};
+static_assert(sizeof(AnnotationOutcome) == 8);
+
+struct RetimedAnnotation {
+  uint32_t annotation;
+  double ts;
+  double dur;
 };
 
 struct CompactionCounts {
@@ -71,6 +84,20 @@ class CompactionPlan {
   const TraceIndex& index() const { return index_; }
   const std::vector<Lane>& lanes() const { return lanes_; }
   const std::vector<AnnotationOutcome>& annotation_outcomes() const { return outcomes_; }
+  // Annotation i's final pid and tid (a moved one's lane's annotation track).
+  int64_t annotation_pid(size_t i) const {
+    const AnnotationOutcome& o = outcomes_[i];
+    return o.moved() ? lanes_[o.place].pid : index_.annotation_tracks[o.place].pid;
+  }
+  int64_t annotation_tid(size_t i) const {
+    const AnnotationOutcome& o = outcomes_[i];
+    return o.moved() ? lanes_[o.place].annotation_tid : index_.annotation_tracks[o.place].tid;
+  }
+  // The merged interval of a retimed annotation.
+  const RetimedAnnotation& retimed_interval(size_t i) const;
+  // Frees the index's annotation records, which pass 2 does not read: call it
+  // once the PP annotations are appended (they are read from the records).
+  void release_annotation_records();
   const ChunkedVector<Span>& spans() const { return spans_; }
   const std::vector<TrackName>& track_names() const { return track_names_; }
   const CompactionCounts& counts() const { return counts_; }
@@ -119,6 +146,8 @@ class CompactionPlan {
   static constexpr uint32_t kNotOnOldStream = UINT32_MAX, kOldStreamMetadata = UINT32_MAX - 1;
   std::vector<uint32_t> annotation_slices_;
   std::vector<AnnotationOutcome> outcomes_;
+  std::vector<RetimedAnnotation> retimed_;  // by annotation
+  bool records_released_ = false;
   ChunkedVector<Span> spans_;
   std::vector<TrackName> track_names_;
   CompactionCounts counts_;

@@ -11,11 +11,12 @@
 namespace tracecompact {
 
 EventAction PlanCursor::next(uint64_t event_index) {
-  if (slice_ < index_.slices.size() && index_.slice_events.test(event_index))
+  const TraceIndex& index = plan_.index();
+  if (slice_ < index.slices.size() && index.slice_events.test(event_index))
     return {EventAction::Kind::kSlice, slice_++};
-  if (annotation_ < index_.annotations.size() && index_.annotation_events.test(event_index))
+  if (annotation_ < plan_.annotation_outcomes().size() && index.annotation_events.test(event_index))
     return {EventAction::Kind::kAnnotation, annotation_++};
-  if (index_.needs_attention(event_index)) return {EventAction::Kind::kInspect, 0};
+  if (index.needs_attention(event_index)) return {EventAction::Kind::kInspect, 0};
   return {};
 }
 
@@ -104,16 +105,16 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
     }
     case EventAction::Kind::kAnnotation: {
       const AnnotationOutcome& outcome = plan_.annotation_outcomes()[action.record];
-      if (outcome.fate == AnnotationFate::kDropped) return;
-      const AnnotationRecord& record = index.annotations[action.record];
-      if (outcome.tid != index.track_of(record).tid) edit.tid = outcome.tid;
-      if (outcome.retimed) {
-        edit.ts = record.ts;  // the merged interval (set by the plan)
-        edit.dur = record.dur;
+      if (!outcome.kept()) return;
+      if (outcome.moved()) edit.tid = plan_.annotation_tid(action.record);
+      if (outcome.retimed()) {
+        const RetimedAnnotation& merged = plan_.retimed_interval(action.record);
+        edit.ts = merged.ts;
+        edit.dur = merged.dur;
       }
-      if (!merge_ && edit.tid && !edit.ts && record.tid_span.valid()) {
+      if (!merge_ && edit.tid && !edit.ts && outcome.tid_span.valid()) {
         IntegerSplice tid;
-        const auto part = tid.make(text, record.tid_span, *edit.tid, index.display_name);
+        const auto part = tid.make(text, outcome.tid_span, *edit.tid, index.display_name);
         out.raw_spliced(text, &part, 1);
         return;
       }

@@ -36,14 +36,14 @@ struct EventAction {
   size_t record = 0;
 };
 
-// Walks the slices and annotations of the index in step with the event stream.
+// Walks the slices and annotations of the plan in step with the event stream.
 class PlanCursor {
  public:
-  explicit PlanCursor(const TraceIndex& index) : index_(index) {}
+  explicit PlanCursor(const CompactionPlan& plan) : plan_(plan) {}
   EventAction next(uint64_t event_index);
 
  private:
-  const TraceIndex& index_;
+  const CompactionPlan& plan_;
   size_t slice_ = 0;
   size_t annotation_ = 0;
 };

@@ -19,7 +19,7 @@ RankWriteStats render_in_order(TraceTokenizer& tokenizer, const CompactionPlan& 
   RankWriteStats stats;
   NumberingFlowIdWriter id_writer(flow_ids);
   EventRenderer renderer(plan, merge, &id_writer);
-  PlanCursor cursor(plan.index());
+  PlanCursor cursor(plan);
   for (;;) {
     const auto item = tokenizer.next();
     if (item.kind == TraceTokenizer::Kind::kEnd) break;
@@ -69,7 +69,7 @@ RankWriteStats render_in_segments(const TraceInput& input, const CompactionPlan&
   SegmentFeed feed(input, plan.index());  // outlives the workers that read from it
   RenderBatches batches(workers, plan, merge);
   const size_t id_width = flow_id_width(plan, merge);
-  PlanCursor cursor(plan.index());
+  PlanCursor cursor(plan);
   auto append_batch = [&](RenderBatch& batch) {
     append_rendered(batch, flow_ids, id_width, plan.index().display_name, out);
     stats += batch.stats;
