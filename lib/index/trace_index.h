@@ -96,9 +96,10 @@ enum AnnotationFlags : uint8_t {
 };
 
 // A gpu_user_annotation event (pid and tid are integers: checked in pass 1);
-// 32 bytes: with the plan's 4-byte outcome, this is the per-annotation cost of
-// the index. Its event is marked in TraceIndex::annotation_events; its (pid,
-// tid) is one of TraceIndex::annotation_tracks, which are few.
+// 32 bytes, the per-annotation cost of the index until the plan has read it
+// (pass 2 needs only the plan's 8-byte outcome). Its event is marked in
+// TraceIndex::annotation_events; its (pid, tid) is one of
+// TraceIndex::annotation_tracks, which are few.
 struct AnnotationRecord {
   double ts;  // 0 when absent
   double dur;
