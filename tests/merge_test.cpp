@@ -139,6 +139,16 @@ TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
     CHECK(merge_error(dir) == "found fewer than two rank traces in " + dir.root().string());
   }
+  SECTION("an integer pid from 2^63, which the merge would renumber") {
+    write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+    write_file(dir.path("rank1_trace.json"),
+               rank_trace(1, "", "1",
+                          {"{\"name\":\"cpu\",\"ph\":\"X\",\"pid\":9223372036854775813,"
+                           "\"tid\":2,\"ts\":0,\"dur\":1}"}));
+    CHECK(merge_error(dir) == dir.path("rank1_trace.json") +
+                                  ": event 1: pid: the integer 9223372036854775813 does not fit "
+                                  "in 64 bits (a merge renumbers integer pids)");
+  }
 }
 
 TEST_CASE("rank files: zero padding of any length, a missing folder, a folder for a file",

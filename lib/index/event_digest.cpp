@@ -121,6 +121,8 @@ EventDigest digest_event(const EventFields& f, EventParser& parser, uint64_t eve
   EventDigest d;
   d.has_int_pid = f.pid.is_int();
   d.has_int_tid = f.tid.is_int();
+  d.pid_beyond_int64 = f.pid.is_number() ? f.pid.beyond_int64 : 0;
+  d.tid_beyond_int64 = f.tid.is_number() ? f.tid.beyond_int64 : 0;
   d.pid = f.pid.is_int() ? f.pid.int_value : 0;
   d.tid = f.tid.is_int() ? f.tid.int_value : 0;
   d.named_launch = f.name.is("cudaGraphLaunch");

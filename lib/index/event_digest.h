@@ -19,6 +19,8 @@ struct EventDigest {
   Kind kind = kOther;
   bool has_int_pid = false;
   bool has_int_tid = false;
+  uint64_t pid_beyond_int64 = 0;  // an integer pid or tid from 2^63 (JsonScalar::beyond_int64)
+  uint64_t tid_beyond_int64 = 0;
   bool named_launch = false;  // named cudaGraphLaunch
   bool has_text = false;      // region (slice) or name (annotation) in the arena
   bool has_identity = false;  // a coalescing candidate (annotation)

@@ -28,6 +28,10 @@ class IndexBuilder {
 
   void add(const EventDigest& d, const std::string& arena, uint64_t event_index) {
     if (d.has_int_tid) index_.max_int_tid = std::max(index_.max_int_tid.value_or(d.tid), d.tid);
+    if (d.tid_beyond_int64)
+      index_.max_tid_beyond_int64 = std::max(index_.max_tid_beyond_int64, d.tid_beyond_int64);
+    if (d.pid_beyond_int64 && !index_.first_pid_beyond_int64.value)
+      index_.first_pid_beyond_int64 = {event_index, d.pid_beyond_int64};
     if (d.has_int_pid && (pids_.empty() || d.pid != last_pid_)) {
       pids_.insert(d.pid);  // most events repeat the previous pid
       last_pid_ = d.pid;

@@ -169,6 +169,14 @@ struct TraceIndex {
   EventBits attention;
 
   std::optional<int64_t> max_int_tid;
+  // Integer tids and pids from 2^63 to 2^64 - 1 (0: none). The reference counts
+  // them as integers: lane tids would go above such a tid, and a merge would
+  // renumber such a pid, neither of which 64-bit ids can do (both refused).
+  uint64_t max_tid_beyond_int64 = 0;
+  struct PidBeyondInt64 {
+    uint64_t event = 0;
+    uint64_t value = 0;
+  } first_pid_beyond_int64;
   std::vector<int64_t> int_pids;  // sorted, distinct
   uint64_t graph_launches = 0;    // events named cudaGraphLaunch
 

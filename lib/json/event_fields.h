@@ -15,6 +15,10 @@ struct JsonScalar {
   bool integer = false;    // a number written without fraction or exponent that fits int64
   bool oversized = false;  // an integer from 2^64 (or below -2^63): `number` is its double
   bool boolean = false;
+  // An integer from 2^63 to 2^64 - 1 (simdjson's uint64): its value; else 0.
+  // Not is_int(), but spec 0 calls it an integer: where its value would count
+  // (the largest tid, a merge's pids) the tool refuses the trace.
+  uint64_t beyond_int64 = 0;
   int64_t int_value = 0;
   double number = 0;      // every number as a double (spec 0)
   std::string_view text;  // unescaped string
@@ -59,6 +63,7 @@ struct EventFields {
          {&name, &cat, &ph, &pid, &tid, &ts, &dur, &id, &args_stream, &args_name}) {
       scalar->kind = JsonKind::kAbsent;
       scalar->oversized = false;
+      scalar->beyond_int64 = 0;
       scalar->text = {};  // a stale view would point into an earlier event
       scalar->raw = {};
     }

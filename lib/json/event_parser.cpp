@@ -83,7 +83,8 @@ error_code read_number(od::value& value, JsonScalar& out) {
       break;
     case od::number_type::unsigned_integer:
       out.integer = false;
-      out.number = static_cast<double>(number.get_uint64());
+      out.beyond_int64 = number.get_uint64();
+      out.number = static_cast<double>(out.beyond_int64);
       break;
     default:
       out.number = number.get_double();

@@ -215,7 +215,8 @@ void read_scalar(const tape_ref& value, JsonScalar& out) {
       out.kind = JsonKind::kNumber;
       out.integer = false;
       out.int_value = 0;
-      out.number = static_cast<double>(value.next_tape_value<uint64_t>());
+      out.beyond_int64 = value.next_tape_value<uint64_t>();
+      out.number = static_cast<double>(out.beyond_int64);
       break;
     case tape_type::DOUBLE:
       out.kind = JsonKind::kNumber;

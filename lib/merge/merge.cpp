@@ -100,6 +100,12 @@ void check_ranks(const std::vector<Rank>& ranks) {
   for (const auto& rank : ranks)
     if (!seen.insert(*rank.metadata.rank).second)
       fail_input("PP traces contain duplicate distributed ranks");
+  // The merge renumbers every integer pid (spec 11); ours are 64-bit.
+  for (const auto& rank : ranks)
+    if (const auto& pid = rank.index.first_pid_beyond_int64; pid.value)
+      fail_input(rank.index.display_name + ": event " + std::to_string(pid.event) +
+                 ": pid: the integer " + std::to_string(pid.value) +
+                 " does not fit in 64 bits (a merge renumbers integer pids)");
 }
 
 // The first PP group (traces in input order) holding every rank orders them;

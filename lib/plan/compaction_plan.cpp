@@ -84,6 +84,9 @@ void CompactionPlan::assign_lanes() {
                  " do not fit in 64 bits");
     return sum;
   };
+  if (index_.max_tid_beyond_int64)
+    fail_input("thread ids too large: lane tids above tid " +
+               std::to_string(index_.max_tid_beyond_int64) + " do not fit in 64 bits");
   int64_t next_tid = above(index_.max_int_tid.value_or(0), 1000);
   for (size_t begin = 0; begin < order.size();) {
     const int64_t pid = streams[slices[order[begin]].stream].pid;

@@ -209,3 +209,26 @@ TEST_CASE("an annotation on an old stream with a non-numeric ts is reported by i
   });
   REQUIRE_THROWS_WITH(compact(text), Catch::Contains("GPU annotation 4 has a non-numeric ts"));
 }
+
+TEST_CASE("an integer tid from 2^63 refuses the lanes above it, while such a pid passes through",
+          "[tids]") {
+  // Spec 0 calls 9223372036854775813 an integer, so spec 4's lanes would go above
+  // it: beyond the tool's 64-bit tids, as on the parse from the tape and on demand.
+  const std::string big_args = ",\"args\":{\"pad\":\"" + std::string(70000, 'x') + "\"}";
+  for (const std::string& args : {std::string(), big_args}) {
+    INFO("args of " << args.size() << " bytes");
+    const std::string cpu_event =
+        "{\"name\":\"cpu\",\"ph\":\"X\",\"pid\":5,\"tid\":9223372036854775813,\"ts\":0,"
+        "\"dur\":1" +
+        args + "}";
+    REQUIRE_THROWS_WITH(compact(trace({kernel(0, 1, "0", "10"), cpu_event})),
+                        "thread ids too large: lane tids above tid 9223372036854775813 do not "
+                        "fit in 64 bits");
+  }
+  // A pid is not counted in a single trace: the event passes through as written.
+  const auto c = compact(trace({kernel(0, 1, "0", "10"),
+                                "{\"name\":\"cpu\",\"ph\":\"X\",\"pid\":9223372036854775813,"
+                                "\"tid\":2,\"ts\":0,\"dur\":1}"}));
+  CHECK(c.events()[1]["pid"].GetUint64() == 9223372036854775813ull);
+  CHECK(c.events()[0]["tid"].GetInt64() == 1002);  // base: tid 2 + 1000
+}
