@@ -85,24 +85,18 @@ class IndexBuilder {
 
  private:
   uint32_t stream_id(StreamKey key) {
-    auto [it, inserted] =
-        index_.stream_ids.try_emplace(key, static_cast<uint32_t>(index_.streams.size()));
-    if (inserted) index_.streams.push_back(key);
-    return it->second;
+    return intern_stream_key(index_.stream_ids, index_.streams, key);
   }
 
   uint32_t annotation_track(StreamKey key) {
     if (last_track_ < index_.annotation_tracks.size() &&
         index_.annotation_tracks[last_track_] == key)
       return last_track_;  // annotations come in runs on one track
-    auto [it, inserted] = annotation_track_ids_.try_emplace(
-        key, static_cast<uint32_t>(index_.annotation_tracks.size()));
-    if (inserted) index_.annotation_tracks.push_back(key);
-    return last_track_ = it->second;
+    return last_track_ = intern_stream_key(annotation_track_ids_, index_.annotation_tracks, key);
   }
 
   TraceIndex& index_;
-  std::unordered_map<StreamKey, uint32_t, StreamKeyHash> annotation_track_ids_;
+  StreamKeyIds annotation_track_ids_;
   uint32_t last_track_ = UINT32_MAX;
   std::unordered_set<int64_t> pids_;
   int64_t last_pid_ = 0;

@@ -27,6 +27,14 @@ struct StreamKeyHash {
     return std::hash<int64_t>()(key.pid * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(key.tid));
   }
 };
+using StreamKeyIds = std::unordered_map<StreamKey, uint32_t, StreamKeyHash>;
+
+// The id of `key` in `keys` (its position), appending it the first time.
+inline uint32_t intern_stream_key(StreamKeyIds& ids, std::vector<StreamKey>& keys, StreamKey key) {
+  const auto [it, inserted] = ids.try_emplace(key, static_cast<uint32_t>(keys.size()));
+  if (inserted) keys.push_back(key);
+  return it->second;
+}
 
 // Where a value sits in its event's text, so that pass 2 can replace it
 // without parsing the event again. Empty when the event is too large for 16 bits.
@@ -151,7 +159,7 @@ struct TraceIndex {
   // by the plan once the kernel-annotation spans are built.
   ChunkedVector<uint32_t> slice_regions;
   std::vector<StreamKey> streams;
-  std::unordered_map<StreamKey, uint32_t, StreamKeyHash> stream_ids;
+  StreamKeyIds stream_ids;
   StringTable region_names;
 
   ChunkedVector<AnnotationRecord> annotations;  // event order

@@ -432,9 +432,7 @@ std::string PPName::label() const {
 }
 
 uint32_t PPAnnotationList::add_track(StreamKey track) {
-  auto [it, inserted] = track_ids_.try_emplace(track, static_cast<uint32_t>(tables.tracks.size()));
-  if (inserted) tables.tracks.push_back(track);
-  return it->second;
+  return intern_stream_key(track_ids_, tables.tracks, track);
 }
 
 uint32_t PPAnnotationList::add_name(const PPName& name) {

@@ -11,7 +11,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "index/trace_index.h"
@@ -65,7 +64,7 @@ class PPAnnotationList {
   PPTables tables;
 
  private:
-  std::unordered_map<StreamKey, uint32_t, StreamKeyHash> track_ids_;
+  StreamKeyIds track_ids_;
 };
 
 struct PPBlock {

@@ -13,10 +13,7 @@ void OutputChecks::fail(const std::string& what) {
 }
 
 uint32_t OutputChecks::track(int64_t pid, int64_t tid) {
-  const auto [it, inserted] =
-      track_ids_.try_emplace({pid, tid}, static_cast<uint32_t>(tracks_.size()));
-  if (inserted) tracks_.push_back({pid, tid});
-  return it->second;
+  return intern_stream_key(track_ids_, tracks_, {pid, tid});
 }
 
 std::string OutputChecks::track_text(uint32_t track) const {

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "index/trace_index.h"
@@ -52,7 +51,7 @@ class OutputChecks {
     double ts;
     uint64_t event_index;
   };
-  std::unordered_map<StreamKey, uint32_t, StreamKeyHash> track_ids_;
+  StreamKeyIds track_ids_;
   std::vector<StreamKey> tracks_;
   std::vector<Interval> slices_;  // input times, for overlaps
   std::vector<Start> starts_;     // output starts, where flows must land
