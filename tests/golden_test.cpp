@@ -1,5 +1,7 @@
 // Every case of fixtures/golden (copied from shared/golden, produced by the
-// reference compactor) must come out the same JSON, with --verify on.
+// reference compactor) must come out the same JSON, with --verify on. The
+// cases of fixtures/real (real profiler traces; see its README) have the same
+// layout, their expected output gzipped.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -23,9 +25,9 @@ struct GoldenCase {
   std::string input;
 };
 
-std::vector<GoldenCase> golden_cases() {
+std::vector<GoldenCase> cases_in(const char* folder) {
   std::vector<GoldenCase> cases;
-  for (const auto& entry : fs::directory_iterator(fs::path(TRACECOMPACT_FIXTURES) / "golden")) {
+  for (const auto& entry : fs::directory_iterator(fs::path(TRACECOMPACT_FIXTURES) / folder)) {
     if (!entry.is_directory()) continue;
     const std::string text = read_file((entry.path() / "case.json").string());
     const bool merge = text.find("\"merge\"") != std::string::npos;
@@ -40,6 +42,16 @@ std::vector<GoldenCase> golden_cases() {
   return cases;
 }
 
+std::vector<GoldenCase> golden_cases() {
+  return cases_in("golden");
+}
+
+// expected.json, or expected.json.gz where the output is too large to keep plain.
+std::string expected_path(const GoldenCase& c) {
+  const fs::path plain = c.dir / "expected.json";
+  return fs::exists(plain) ? plain.string() : (c.dir / "expected.json.gz").string();
+}
+
 std::string run_case(const GoldenCase& c, const std::string& output, unsigned threads = 0) {
   tracecompact::Options options;
   options.input = (c.dir / c.input).string();
@@ -51,6 +63,20 @@ std::string run_case(const GoldenCase& c, const std::string& output, unsigned th
   return tracecompact::run(options).summary_json;
 }
 
+void check_case_matches_expected(const GoldenCase& c, testsupport::TempDir& dir) {
+  const std::string output = dir.path(c.name + ".json");
+  const std::string summary = run_case(c, output);
+  const auto trace_diff = first_difference(read_file(expected_path(c)), read_file(output),
+                                           {"cuda_graph_stream_compaction.source"});
+  INFO("trace: " << trace_diff.value_or("equal"));
+  CHECK_FALSE(trace_diff.has_value());
+  const auto summary_diff = first_difference(read_file((c.dir / "summary.json").string()), summary,
+                                             {"input", "output", "verified"});
+  INFO("summary: " << summary_diff.value_or("equal"));
+  CHECK_FALSE(summary_diff.has_value());
+  CHECK(summary.find("\"verified\": true") != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("golden cases match the reference output and summary", "[golden]") {
@@ -59,25 +85,27 @@ TEST_CASE("golden cases match the reference output and summary", "[golden]") {
   testsupport::TempDir dir;
   for (const auto& c : cases) {
     SECTION(c.name) {
-      const std::string output = dir.path(c.name + ".json");
-      const std::string summary = run_case(c, output);
-      const auto trace_diff =
-          first_difference(read_file((c.dir / "expected.json").string()), read_file(output),
-                           {"cuda_graph_stream_compaction.source"});
-      INFO("trace: " << trace_diff.value_or("equal"));
-      CHECK_FALSE(trace_diff.has_value());
-      const auto summary_diff = first_difference(read_file((c.dir / "summary.json").string()),
-                                                 summary, {"input", "output", "verified"});
-      INFO("summary: " << summary_diff.value_or("equal"));
-      CHECK_FALSE(summary_diff.has_value());
-      CHECK(summary.find("\"verified\": true") != std::string::npos);
+      check_case_matches_expected(c, dir);
+    }
+  }
+}
+
+TEST_CASE("real profiler traces match the independent reference's output", "[golden][real]") {
+  const auto cases = cases_in("real");
+  REQUIRE(cases.size() >= 3);
+  testsupport::TempDir dir;
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      check_case_matches_expected(c, dir);
     }
   }
 }
 
 TEST_CASE("output is byte-identical for any thread count", "[golden]") {
   testsupport::TempDir dir;
-  for (const auto& c : golden_cases()) {
+  auto cases = golden_cases();
+  for (auto& c : cases_in("real")) cases.push_back(std::move(c));
+  for (const auto& c : cases) {
     SECTION(c.name) {
       run_case(c, dir.path("one.json"), 1);
       run_case(c, dir.path("four.json"), 4);
