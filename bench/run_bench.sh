@@ -5,6 +5,8 @@
 #   merge   tracecompact DIR --merge-pp-ranks (4 ranks)  vs  the 4 ranks compacted one by one
 #           (and, for reference, one by one with --threads 1)
 #   shapes  worst cases at two scales, against parse_floor, so linearity can be judged
+#   traces  with --traces DIR: your own traces, each against parse_floor (or zcat | gzip -1),
+#           and their merge against one by one when DIR holds two or more rank traces
 # Inputs are generated once into a cache folder and reused. MB means 10^6 bytes of JSON.
 set -euo pipefail
 shopt -s inherit_errexit  # so a failing generator inside $(gen_single ...) stops the script
@@ -18,6 +20,9 @@ usage: run_bench.sh --tool PATH --gen PATH --floor PATH [options]
   --sizes LIST       comma-separated sizes in MB (default: 100,1000; "" = none)
   --shape-scale F    multiply the shapes' repetition counts by F (default: 1)
   --no-shapes        skip the named worst-case shapes
+  --traces DIR       also measure the traces in DIR (e.g. real profiler traces): each *.json
+                     against the parse floor, each *.json.gz against zcat | gzip -1, and
+                     the merge of its rank<N>_trace.json files (two or more) against one by one
   --seed S           generator seed (default: 1)
   --threads N        --threads for the merge run (default: 2)
   --timeout SECONDS  per command (default: 3600)
@@ -46,6 +51,7 @@ THREADS=2
 TIMEOUT=3600
 SETTLE=3
 OUT="$SCRIPT_DIR/results.json"
+TRACES=""
 
 while (($# > 0)); do
   case "$1" in
@@ -58,6 +64,7 @@ while (($# > 0)); do
     --sizes) SIZES=${2?--sizes needs a value}; shift 2 ;;  # "" = shapes only
     --shape-scale) SHAPE_SCALE=${2:?--shape-scale needs a value}; shift 2 ;;
     --no-shapes) SHAPES=0; shift ;;
+    --traces) TRACES=${2:?--traces needs a value}; shift 2 ;;
     --seed) SEED=${2:?--seed needs a value}; shift 2 ;;
     --threads) THREADS=${2:?--threads needs a value}; shift 2 ;;
     --timeout) TIMEOUT=${2:?--timeout needs a value}; shift 2 ;;
@@ -74,6 +81,7 @@ for exe in "$TOOL" "$GEN" "$FLOOR"; do
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
 [[ $SETTLE =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--settle must be a number of seconds"
+[[ -z $TRACES || -d $TRACES ]] || die "--traces: not a folder: $TRACES"
 if ! command -v zcat >/dev/null || ! command -v gzip >/dev/null; then
   die "zcat and gzip are required"
 fi
@@ -85,6 +93,7 @@ GEN=$(abspath "$GEN")
 FLOOR=$(abspath "$FLOOR")
 mkdir -p -- "$CACHE" "$(dirname -- "$OUT")"
 CACHE=$(cd -- "$CACHE" && pwd)
+[[ -z $TRACES ]] || TRACES=$(cd -- "$TRACES" && pwd)
 
 # Outputs of the measured commands live next to the cache (same disk), removed on exit.
 WORK=$(mktemp -d "$CACHE/run.XXXXXX")
@@ -361,31 +370,66 @@ scenario_gzip() {  # scenario_gzip SIZE_MB; MB/s counts the uncompressed JSON
   record gzip "gzip ${1}MB" "$in" "$(file_bytes "$json")" "zcat | gzip -1"
 }
 
-scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
-  local dir i
-  dir=$(gen_pp "$1")
+# merge_against_one_by_one SCENARIO LABEL DIR COUNT: the merge of DIR's rank<N>_trace.json
+# files against compacting them one by one (and, for reference, one by one on one thread).
+merge_against_one_by_one() {
+  local scenario=$1 label=$2 dir=$3 count=$4 i
   warm_inputs "$dir"
   for ((i = 0; i < RUNS; i++)); do
-    run_into merge "merge ${1}MB" "$TOOL" "$dir" --merge-pp-ranks --threads "$THREADS" \
+    run_into merge "$label" "$TOOL" "$dir" --merge-pp-ranks --threads "$THREADS" \
       -o "$WORK/merged.json" --overwrite
     # Each rank to its own output, as a user would (and as the merge writes all of them).
     # shellcheck disable=SC2016  # expanded by the inner bash
-    run_into ranks "4 ranks one by one ${1}MB" bash -c \
+    run_into ranks "$label, one by one" bash -c \
       'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" -o "$3/one_$(basename "$f")"; done' _ \
       "$dir" "$TOOL" "$WORK"
     # For reference: one rank at a time on one thread each (single runs use all
     # cores by default, which the row above compares against).
     # shellcheck disable=SC2016  # expanded by the inner bash
-    run_into ranks1 "4 ranks one by one, 1 thread ${1}MB" bash -c \
+    run_into ranks1 "$label, one by one, 1 thread" bash -c \
       'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" --threads 1 -o "$3/one_$(basename "$f")"; done' _ \
       "$dir" "$TOOL" "$WORK"
   done
   finish_tool merge
   finish_key ranks
-  record merge "merge 4 ranks ${1}MB" "$dir" "$(dir_json_bytes "$dir")" "4 ranks one by one"
+  record "$scenario" "$label" "$dir" "$(dir_json_bytes "$dir")" "$count ranks one by one"
   finish_key ranks1
-  record merge_vs_one_thread "merge 4 ranks ${1}MB" "$dir" "$(dir_json_bytes "$dir")" \
+  record "${scenario}_vs_one_thread" "$label" "$dir" "$(dir_json_bytes "$dir")" \
     "one by one, --threads 1"
+}
+
+scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
+  local dir
+  dir=$(gen_pp "$1")  # its own statement, so a failing generator stops the script
+  merge_against_one_by_one merge "merge 4 ranks ${1}MB" "$dir" 4
+}
+
+# scenario_traces DIR: the user's own traces (see --traces). Labels are file names.
+scenario_traces() {
+  local dir=$1 f i
+  local -a ranks=()
+  for f in "$dir"/*.json; do
+    [[ -f $f ]] || continue
+    against_floor traces "$(basename -- "$f")" "$f"
+    [[ $(basename -- "$f") =~ ^rank[0-9]+_trace\.json$ ]] && ranks+=("$f")
+  done
+  for f in "$dir"/*.json.gz; do
+    [[ -f $f ]] || continue
+    warm_inputs "$f"
+    for ((i = 0; i < RUNS; i++)); do
+      run_into tool "$(basename -- "$f")" "$TOOL" "$f" -o "$WORK/out.json.gz" --overwrite
+      # shellcheck disable=SC2016  # expanded by the inner bash
+      run_into zcat "zcat|gzip -1 $(basename -- "$f")" bash -c \
+        'set -o pipefail; zcat -- "$1" | gzip -1 > "$2"' _ "$f" "$WORK/floor.json.gz"
+    done
+    finish_tool tool
+    finish_key zcat
+    record traces_gzip "$(basename -- "$f")" "$f" "$(zcat -- "$f" | wc -c)" "zcat | gzip -1"
+  done
+  if ((${#ranks[@]} >= 2)); then
+    merge_against_one_by_one traces_merge "merge ${#ranks[@]} ranks $(basename -- "$dir")" "$dir" \
+      "${#ranks[@]}"
+  fi
 }
 
 scenario_shape() {  # scenario_shape SHAPE COUNT
@@ -424,6 +468,8 @@ if ((SHAPES)); then
     scenario_shape "$shape" "$count"
   done
 fi
+
+[[ -z $TRACES ]] || scenario_traces "$TRACES"
 
 {
   printf '{\n  "tool": %s,\n  "generator": %s,\n  "generator_format": %s,\n' \
