@@ -17,7 +17,8 @@ CUDA, and runs two processes ("PP ranks" 0 and 1) on the same GPU:
   (PP:<s>UNSHARD), reduce-scatter and all-reduce work, outside the graphs.
 
 Usage: capture_real_trace.py OUTDIR   (writes rank0_trace.json, rank1_trace.json)
-CAPTURE_NO_NCCL=1 leaves the NCCL work out.
+CAPTURE_NO_NCCL=1 leaves the NCCL work out; CAPTURE_STEPS (3) and
+CAPTURE_MICROBATCHES (4) size the trace, CAPTURE_TIMEOUT (150 s) bounds the run.
 """
 
 import os
@@ -27,9 +28,9 @@ import sys
 import time
 import traceback
 
-MICROBATCHES = 4
+MICROBATCHES = int(os.environ.get("CAPTURE_MICROBATCHES", "4"))
 WARMUP_STEPS = 2
-PROFILED_STEPS = 3
+PROFILED_STEPS = int(os.environ.get("CAPTURE_STEPS", "3"))
 HIDDEN = 1024
 TOKENS = 512
 
@@ -121,8 +122,11 @@ def worker(rank, world, port, outdir):
     host_act = torch.empty(TOKENS, HIDDEN, dtype=torch.bfloat16, pin_memory=True)
 
     # One static input/output per microbatch and one graph per (op, microbatch).
-    inputs = [torch.randn(TOKENS, HIDDEN, device="cuda", dtype=torch.bfloat16) for _ in range(MICROBATCHES)]
-    grad_in = [torch.randn(TOKENS, HIDDEN, device="cuda", dtype=torch.bfloat16) for _ in range(MICROBATCHES)]
+    def activation():
+        return torch.randn(TOKENS, HIDDEN, device="cuda", dtype=torch.bfloat16)
+
+    inputs = [activation() for _ in range(MICROBATCHES)]
+    grad_in = [activation() for _ in range(MICROBATCHES)]
     side = torch.cuda.Stream()
     fwd, bwd = [], []
     for mb in range(MICROBATCHES):
@@ -194,6 +198,7 @@ def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     port = free_port()
+    budget_s = float(os.environ.get("CAPTURE_TIMEOUT", "150"))
     start = time.time()
     procs = [
         subprocess.Popen([sys.executable, __file__, "--worker", str(r), str(port), outdir])
@@ -202,7 +207,7 @@ def main():
     status = 0
     for p in procs:
         try:
-            status |= p.wait(timeout=max(1.0, 150 - (time.time() - start)))
+            status |= p.wait(timeout=max(1.0, budget_s - (time.time() - start)))
         except subprocess.TimeoutExpired:
             p.kill()
             status = 1
