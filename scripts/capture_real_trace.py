@@ -18,7 +18,11 @@ CUDA, and runs two processes ("PP ranks" 0 and 1) on the same GPU:
 
 Usage: capture_real_trace.py OUTDIR   (writes rank0_trace.json, rank1_trace.json)
 CAPTURE_NO_NCCL=1 leaves the NCCL work out; CAPTURE_STEPS (3) and
-CAPTURE_MICROBATCHES (4) size the trace, CAPTURE_TIMEOUT (150 s) bounds the run.
+CAPTURE_MICROBATCHES (4) size the trace, CAPTURE_TIMEOUT (150 s) bounds the run;
+CAPTURE_EXTRAS=1 turns on every optional profiler record (shapes, memory, stacks,
+flops, modules).
+       capture_real_trace.py --compiled OUTDIR   (writes compiled_trace.json: one
+process, torch.compile(mode="reduce-overhead") instead of hand-captured graphs)
 """
 
 import os
@@ -84,6 +88,46 @@ def capture(torch, fn):
     with torch.cuda.graph(graph, stream=stream):
         out = fn()
     return graph, out
+
+
+def profiler_extras():
+    """CAPTURE_EXTRAS=1: every optional kind of event the profiler can add."""
+    if os.environ.get("CAPTURE_EXTRAS") != "1":
+        return {}
+    return dict(
+        record_shapes=True, profile_memory=True, with_stack=True, with_flops=True, with_modules=True
+    )
+
+
+def compiled(outdir):
+    """One process, no process group: a model under torch.compile's
+    "reduce-overhead" mode (CUDA graph trees) instead of hand-captured graphs."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    torch.cuda.set_device(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(HIDDEN, HIDDEN), torch.nn.GELU(), torch.nn.Linear(HIDDEN, HIDDEN)
+    ).cuda()
+    step = torch.compile(model, mode="reduce-overhead")
+    batches = [torch.randn(TOKENS, HIDDEN, device="cuda") for _ in range(MICROBATCHES)]
+    for _ in range(WARMUP_STEPS + 2):  # compile, record the graphs, then replay
+        for x in batches:
+            step(x).sum().item()
+    with profile(
+        activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], **profiler_extras()
+    ) as prof:
+        for i in range(PROFILED_STEPS):
+            with record_function(f"ProfilerStep#{i}"):
+                for mb, x in enumerate(batches):
+                    with record_function(f"PP:0F{mb}"):
+                        y = step(x)
+                    with record_function(f"PP:0SEND_F{mb}"):
+                        y.to("cpu", non_blocking=True)
+            torch.cuda.synchronize()
+    path = os.path.join(outdir, "compiled_trace.json")
+    prof.export_chrome_trace(path)
+    log(0, "wrote", path, os.path.getsize(path), "bytes")
 
 
 def worker(rank, world, port, outdir):
@@ -180,7 +224,9 @@ def worker(rank, world, port, outdir):
     for _ in range(WARMUP_STEPS):
         step()
     dist.barrier(group=pp_group)
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with profile(
+        activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], **profiler_extras()
+    ) as prof:
         for i in range(PROFILED_STEPS):
             with record_function(f"ProfilerStep#{i}"):
                 step()
@@ -194,6 +240,10 @@ def worker(rank, world, port, outdir):
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--worker":
         worker(int(sys.argv[2]), 2, int(sys.argv[3]), sys.argv[4])
+        return 0
+    if len(sys.argv) == 3 and sys.argv[1] == "--compiled":
+        os.makedirs(sys.argv[2], exist_ok=True)
+        compiled(sys.argv[2])
         return 0
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
