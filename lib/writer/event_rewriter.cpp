@@ -1,5 +1,6 @@
 #include "writer/event_rewriter.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -12,19 +13,15 @@ namespace tracecompact {
 
 namespace od = simdjson::ondemand;
 
-namespace {
-
 // The integer a canonical id text spells, if it is a plain one, so that text
 // and number name each other one to one.
-std::optional<int64_t> plain_integer(std::string_view text) {
-  if (!FlowIdRenumberer::is_plain_integer(text)) return std::nullopt;
+std::optional<int64_t> FlowIdRenumberer::integer_value(std::string_view text) {
+  if (!is_plain_integer(text)) return std::nullopt;
   const size_t digits_at = text[0] == '-' ? 1 : 0;
   int64_t value = 0;
   for (size_t i = digits_at; i < text.size(); ++i) value = value * 10 + (text[i] - '0');
   return digits_at ? -value : value;
 }
-
-}  // namespace
 
 bool FlowIdRenumberer::is_plain_integer(std::string_view text) {
   const size_t digits_at = !text.empty() && text[0] == '-' ? 1 : 0;
@@ -35,9 +32,64 @@ bool FlowIdRenumberer::is_plain_integer(std::string_view text) {
 }
 
 uint64_t FlowIdRenumberer::renumber(const std::string& canonical_id) {
-  if (const auto number = plain_integer(canonical_id))
-    return integer_ids_.try_emplace(*number, next_id()).first->second;
-  return other_ids_.try_emplace(canonical_id, next_id()).first->second;
+  if (const auto number = integer_value(canonical_id)) return renumber_integer(*number);
+  const auto [entry, added] = other_ids_.try_emplace(canonical_id, 0);
+  if (added) entry->second = take_next();
+  return entry->second;
+}
+
+uint64_t FlowIdRenumberer::renumber_integer(int64_t id) {
+  if (window_.empty()) window_base_ = id;
+  // Below the base the difference wraps to a large offset: outside the window.
+  uint64_t offset = static_cast<uint64_t>(id) - static_cast<uint64_t>(window_base_);
+  if (offset < window_.size() || widen_window(id)) {
+    offset = static_cast<uint64_t>(id) - static_cast<uint64_t>(window_base_);
+    uint32_t& slot = window_[offset];
+    if (slot != 0) return first_id_ + slot - 1;
+    if (count_ < UINT32_MAX - 2) {
+      slot = static_cast<uint32_t>(take_next() - first_id_ + 1);
+      return first_id_ + slot - 1;
+    }
+  }
+  const auto [entry, added] = integer_ids_.try_emplace(id, 0);
+  if (added) entry->second = take_next();
+  return entry->second;
+}
+
+// Widens the window, up or down, to hold `id` when it then stays within a few
+// slots per id numbered (so sparse ids cost no more than the hash table would),
+// and moves the ids that the hash table held for the slots it gains.
+bool FlowIdRenumberer::widen_window(int64_t id) {
+  constexpr uint64_t kSlotsPerId = 8, kAlwaysAllowed = 1 << 16;
+  if (count_ >= UINT32_MAX - 2) return false;  // slots hold the number + 1 in 32 bits
+  const uint64_t allowed = kAlwaysAllowed + kSlotsPerId * count_;
+  const uint64_t old_size = window_.size();
+  const uint64_t base = static_cast<uint64_t>(window_base_), at = static_cast<uint64_t>(id);
+  const bool below = id < window_base_;
+  const uint64_t distance = below ? base - at : at - base;
+  if (distance >= allowed) return false;
+  const uint64_t needed = below ? distance + old_size : distance + 1;
+  if (needed > allowed) return false;
+  // Room to spare beyond `id`, as far as int64 reaches.
+  const uint64_t room =
+      below ? at - static_cast<uint64_t>(INT64_MIN) : static_cast<uint64_t>(INT64_MAX) - at;
+  const uint64_t wanted = std::min(std::max<uint64_t>({2 * old_size, 4096, needed}), allowed);
+  const uint64_t size = needed + std::min(wanted - needed, room);
+  const uint64_t new_base = below ? base + old_size - size : base;
+  std::vector<uint32_t> widened(size);
+  std::copy(window_.begin(), window_.end(), widened.begin() + (base - new_base));
+  for (auto entry = integer_ids_.begin(); entry != integer_ids_.end();) {
+    const uint64_t slot = static_cast<uint64_t>(entry->first) - new_base;
+    if (slot < size) {
+      widened[slot] = static_cast<uint32_t>(entry->second - first_id_ + 1);
+      entry = integer_ids_.erase(entry);
+    } else {
+      ++entry;
+    }
+  }
+  window_.swap(widened);
+  window_base_ = static_cast<int64_t>(new_base);
+  return true;
 }
 
 void NumberingFlowIdWriter::put(const std::string& canonical_id, OutputStream& stream) {

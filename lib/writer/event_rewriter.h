@@ -31,16 +31,26 @@ class FlowIdRenumberer {
  public:
   explicit FlowIdRenumberer(uint64_t first_id) : first_id_(first_id) {}
   uint64_t renumber(const std::string& canonical_id);
+  // The same for an id that is a plain integer (`integer_value` read it).
+  uint64_t renumber_integer(int64_t id);
   // Whether an id token is a plain integer ("0", or an optional '-' and up to
   // 18 digits without leading zeros): then its text is its canonical text.
   static bool is_plain_integer(std::string_view text);
+  // The integer a plain integer's text spells; nothing for any other text.
+  static std::optional<int64_t> integer_value(std::string_view text);
 
  private:
-  uint64_t next_id() const { return first_id_ + integer_ids_.size() + other_ids_.size(); }
+  uint64_t take_next() { return first_id_ + count_++; }
+  bool widen_window(int64_t id);
 
   uint64_t first_id_;
-  // Ids are integers in practice: a table of numbers costs a fraction of one of
-  // strings (a rank has hundreds of thousands of flows); other ids by their text.
+  uint64_t count_ = 0;  // ids numbered so far
+  // Ids are integers in practice, and Kineto's are correlation ids: dense and
+  // close together. A window of them around the first one seen is numbered
+  // through a direct table (number - first_id + 1; 0: not seen), at most a few
+  // slots per id; integers outside it go to a hash table, other ids by text.
+  int64_t window_base_ = 0;
+  std::vector<uint32_t> window_;
   std::unordered_map<int64_t, uint64_t> integer_ids_;
   std::unordered_map<std::string, uint64_t> other_ids_;
 };

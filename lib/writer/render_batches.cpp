@@ -35,7 +35,11 @@ RenderWorker::RenderWorker(const CompactionPlan& plan, const MergeEdit* merge)
 // narrower than the blank leave spaces after them (still the same JSON).
 void RenderWorker::HoleWriter::put(const std::string& canonical_id, OutputStream& stream) {
   static constexpr char kSpaces[24] = "                       ";
-  batch->id_holes.push_back({stream.bytes_written() - batch_start, canonical_id});
+  const uint64_t at = stream.bytes_written() - batch_start;
+  if (const auto integer = FlowIdRenumberer::integer_value(canonical_id))
+    batch->id_holes.push_back({at, integer, {}});
+  else
+    batch->id_holes.push_back({at, std::nullopt, canonical_id});
   stream.write(kSpaces, width);
 }
 
@@ -63,7 +67,8 @@ void append_rendered(RenderBatch& batch, FlowIdRenumberer& flow_ids, size_t id_w
   char* const output = batch.output.data();
   for (const RenderBatch::IdHole& hole : batch.id_holes) {
     char digits[24];
-    const uint64_t id = flow_ids.renumber(hole.canonical_id);
+    const uint64_t id = hole.integer_id ? flow_ids.renumber_integer(*hole.integer_id)
+                                        : flow_ids.renumber(hole.canonical_id);
     const size_t length =
         static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, id).ptr - digits);
     if (length > id_width)  // more ids than pass 1 saw events

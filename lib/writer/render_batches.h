@@ -10,6 +10,7 @@
 
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ namespace tracecompact {
 struct RenderBatch {
   struct IdHole {
     size_t at;  // in `output`: a blank of flow_id_width() spaces
+    // Read by the worker when the id is a plain integer (nearly always), so
+    // that the ordered append only looks it up; else its canonical text.
+    std::optional<int64_t> integer_id;
     std::string canonical_id;
   };
   EventSegment segment;
