@@ -57,8 +57,10 @@ uint64_t FlowIdRenumberer::renumber_integer(int64_t id) {
 }
 
 // Widens the window, up or down, to hold `id` when it then stays within a few
-// slots per id numbered (so sparse ids cost no more than the hash table would),
-// and moves the ids that the hash table held for the slots it gains.
+// slots per id numbered (at most 32 bytes per id, 64 while the old window is
+// copied), and moves the ids that the hash table held for the slots it gains.
+// It grows by half at least: each widening copies the window and scans the
+// hash table, so sparse ids wait in the table for a widening worth its cost.
 bool FlowIdRenumberer::widen_window(int64_t id) {
   constexpr uint64_t kSlotsPerId = 8, kAlwaysAllowed = 1 << 16;
   if (count_ >= UINT32_MAX - 2) return false;  // slots hold the number + 1 in 32 bits
@@ -75,6 +77,8 @@ bool FlowIdRenumberer::widen_window(int64_t id) {
       below ? at - static_cast<uint64_t>(INT64_MIN) : static_cast<uint64_t>(INT64_MAX) - at;
   const uint64_t wanted = std::min(std::max<uint64_t>({2 * old_size, 4096, needed}), allowed);
   const uint64_t size = needed + std::min(wanted - needed, room);
+  if (old_size != 0 && size < old_size + old_size / 2) return false;
+  ++widenings_;
   const uint64_t new_base = below ? base + old_size - size : base;
   std::vector<uint32_t> widened(size);
   std::copy(window_.begin(), window_.end(), widened.begin() + (base - new_base));

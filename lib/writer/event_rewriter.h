@@ -31,8 +31,11 @@ class FlowIdRenumberer {
  public:
   explicit FlowIdRenumberer(uint64_t first_id) : first_id_(first_id) {}
   uint64_t renumber(const std::string& canonical_id);
-  // The same for an id that is a plain integer (`integer_value` read it).
+  // The same for an id that is a plain integer: `id` is what `integer_value`
+  // read (so below 10^18 in magnitude; a 19-digit id is a text id).
   uint64_t renumber_integer(int64_t id);
+  // How often the window was widened: a few times per doubling of the ids.
+  uint64_t window_widenings() const { return widenings_; }
   // Whether an id token is a plain integer ("0", or an optional '-' and up to
   // 18 digits without leading zeros): then its text is its canonical text.
   static bool is_plain_integer(std::string_view text);
@@ -45,6 +48,7 @@ class FlowIdRenumberer {
 
   uint64_t first_id_;
   uint64_t count_ = 0;  // ids numbered so far
+  uint64_t widenings_ = 0;
   // Ids are integers in practice, and Kineto's are correlation ids: dense and
   // close together. A window of them around the first one seen is numbered
   // through a direct table (number - first_id + 1; 0: not seen), at most a few

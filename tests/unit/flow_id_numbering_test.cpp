@@ -2,6 +2,7 @@
 // (spec 11), whether it sits in the direct window or the hash tables.
 #include <catch2/catch.hpp>
 
+#include <climits>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -75,5 +76,33 @@ TEST_CASE("flow ids keep their first-appearance numbers across window and tables
       }
       check_integers(ids, expected, id);
     }
+  }
+}
+
+TEST_CASE("the flow-id window widens geometrically for sparse ids", "[unit]") {
+  // Ids 8 apart use up the window's allowance exactly: without a floor on each
+  // widening's growth, every new id widened (and copied) the whole window.
+  FlowIdRenumberer ids(1000);
+  ExpectedNumbering expected(1000);
+  check_integers(ids, expected, 0);
+  for (int64_t k = 0; k < 200'000; ++k) check_integers(ids, expected, 65'535 + 8 * k);
+  for (int64_t k = 0; k < 200'000; k += 7) check_integers(ids, expected, 65'535 + 8 * k);
+  CHECK(ids.window_widenings() < 64);
+}
+
+TEST_CASE("flow ids at the ends of int64 are numbered like any other", "[unit]") {
+  // Not plain integers as text (19 digits), but the window's arithmetic must
+  // still hold at the ends of the range.
+  FlowIdRenumberer ids(5);
+  std::unordered_map<int64_t, uint64_t> expected;
+  const int64_t sequence[] = {INT64_MAX,          INT64_MAX - 1,
+                              INT64_MAX - 70'000, INT64_MIN,
+                              INT64_MIN + 1,      INT64_MAX,
+                              INT64_MIN,          0,
+                              INT64_MIN + 5'000,  -1,
+                              INT64_MAX - 4'095,  INT64_MAX - 4'096};
+  for (const int64_t id : sequence) {
+    const uint64_t want = expected.try_emplace(id, 5 + expected.size()).first->second;
+    REQUIRE(ids.renumber_integer(id) == want);
   }
 }
