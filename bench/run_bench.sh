@@ -353,21 +353,27 @@ scenario_json() {  # scenario_json SIZE_MB
   against_floor json "json ${1}MB" "$in"
 }
 
-scenario_gzip() {  # scenario_gzip SIZE_MB; MB/s counts the uncompressed JSON
-  local in json
-  json=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json" --size-mb "$1")
-  in=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json.gz" --size-mb "$1")
-  local i
+# against_zcat_gzip SCENARIO LABEL INPUT JSON_BYTES: the tool on a gzip file against
+# zcat | gzip -1 of it; MB/s counts the uncompressed JSON.
+against_zcat_gzip() {
+  local scenario=$1 label=$2 in=$3 bytes=$4 i
   warm_inputs "$in"
   for ((i = 0; i < RUNS; i++)); do
-    run_into tool "gzip ${1}MB" "$TOOL" "$in" -o "$WORK/out.json.gz" --overwrite
+    run_into tool "$label" "$TOOL" "$in" -o "$WORK/out.json.gz" --overwrite
     # shellcheck disable=SC2016  # expanded by the inner bash
-    run_into zcat "zcat|gzip -1 ${1}MB" bash -c 'set -o pipefail; zcat -- "$1" | gzip -1 > "$2"' _ \
+    run_into zcat "zcat|gzip -1 $label" bash -c 'set -o pipefail; zcat -- "$1" | gzip -1 > "$2"' _ \
       "$in" "$WORK/floor.json.gz"
   done
   finish_tool tool
   finish_key zcat
-  record gzip "gzip ${1}MB" "$in" "$(file_bytes "$json")" "zcat | gzip -1"
+  record "$scenario" "$label" "$in" "$bytes" "zcat | gzip -1"
+}
+
+scenario_gzip() {  # scenario_gzip SIZE_MB
+  local in json
+  json=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json" --size-mb "$1")
+  in=$(gen_single "default_${1}MB_seed${SEED}_f${GEN_FORMAT}.json.gz" --size-mb "$1")
+  against_zcat_gzip gzip "gzip ${1}MB" "$in" "$(file_bytes "$json")"
 }
 
 # merge_against_one_by_one SCENARIO LABEL DIR COUNT: the merge of DIR's rank<N>_trace.json
@@ -406,7 +412,7 @@ scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
 
 # scenario_traces DIR: the user's own traces (see --traces). Labels are file names.
 scenario_traces() {
-  local dir=$1 f i
+  local dir=$1 f
   local -a ranks=()
   for f in "$dir"/*.json; do
     [[ -f $f ]] || continue
@@ -415,16 +421,7 @@ scenario_traces() {
   done
   for f in "$dir"/*.json.gz; do
     [[ -f $f ]] || continue
-    warm_inputs "$f"
-    for ((i = 0; i < RUNS; i++)); do
-      run_into tool "$(basename -- "$f")" "$TOOL" "$f" -o "$WORK/out.json.gz" --overwrite
-      # shellcheck disable=SC2016  # expanded by the inner bash
-      run_into zcat "zcat|gzip -1 $(basename -- "$f")" bash -c \
-        'set -o pipefail; zcat -- "$1" | gzip -1 > "$2"' _ "$f" "$WORK/floor.json.gz"
-    done
-    finish_tool tool
-    finish_key zcat
-    record traces_gzip "$(basename -- "$f")" "$f" "$(zcat -- "$f" | wc -c)" "zcat | gzip -1"
+    against_zcat_gzip traces_gzip "$(basename -- "$f")" "$f" "$(zcat -- "$f" | wc -c)"
   done
   if ((${#ranks[@]} >= 2)); then
     merge_against_one_by_one traces_merge "merge ${#ranks[@]} ranks $(basename -- "$dir")" "$dir" \
