@@ -96,10 +96,22 @@ bool FlowIdRenumberer::widen_window(int64_t id) {
   return true;
 }
 
-void NumberingFlowIdWriter::put(const std::string& canonical_id, OutputStream& stream) {
+namespace {
+
+void write_id(uint64_t id, OutputStream& stream) {
   char digits[24];
-  const char* end = std::to_chars(digits, digits + sizeof digits, ids_.renumber(canonical_id)).ptr;
+  const char* end = std::to_chars(digits, digits + sizeof digits, id).ptr;
   stream.write(digits, static_cast<size_t>(end - digits));
+}
+
+}  // namespace
+
+void NumberingFlowIdWriter::put(const std::string& canonical_id, OutputStream& stream) {
+  write_id(ids_.renumber(canonical_id), stream);
+}
+
+void NumberingFlowIdWriter::put_integer(int64_t id, OutputStream& stream) {
+  write_id(ids_.renumber_integer(id), stream);
 }
 
 void write_time(JsonOut& out, double value) {

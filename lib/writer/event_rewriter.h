@@ -65,6 +65,8 @@ class FlowIdWriter {
   virtual ~FlowIdWriter() = default;
   // The id as a bare number at the stream's position (inside a spliced event).
   virtual void put(const std::string& canonical_id, OutputStream& stream) = 0;
+  // The same for a plain integer id (FlowIdRenumberer::integer_value), already read.
+  virtual void put_integer(int64_t id, OutputStream& stream) = 0;
   // The id as the value of the key just written.
   void write(const std::string& canonical_id, JsonOut& out) {
     out.begin_raw_value();
@@ -77,6 +79,7 @@ class NumberingFlowIdWriter final : public FlowIdWriter {
  public:
   explicit NumberingFlowIdWriter(FlowIdRenumberer& ids) : ids_(ids) {}
   void put(const std::string& canonical_id, OutputStream& stream) override;
+  void put_integer(int64_t id, OutputStream& stream) override;
 
  private:
   FlowIdRenumberer& ids_;

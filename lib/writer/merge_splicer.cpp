@@ -37,9 +37,9 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
   used_ = 0;
   has_flow_id_ = false;
   if (fields.id.found && is_flow_phase_token(ph)) {
-    const std::string_view id = fields.id.in(text);
-    if (!FlowIdRenumberer::is_plain_integer(id)) return false;
-    flow_id_.assign(id);
+    const auto integer = FlowIdRenumberer::integer_value(fields.id.in(text));
+    if (!integer) return false;
+    flow_id_ = *integer;
     has_flow_id_ = true;
     add(fields.id.at, fields.id.length, {}, true);
   }
@@ -88,7 +88,7 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
   }
   out.raw_spliced(text, parts_, count_, [&](size_t i) {
     if (parts_[i].flow_id)
-      flow_ids.put(flow_id_, out.stream());
+      flow_ids.put_integer(flow_id_, out.stream());
     else
       out.stream().write(parts_[i].text.data(), parts_[i].text.size());
   });

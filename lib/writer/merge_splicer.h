@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <utility>
 
@@ -51,7 +50,7 @@ class MergeSplicer {
   size_t count_ = 0;
   char digits_[128];
   size_t used_ = 0;
-  std::string flow_id_;
+  int64_t flow_id_ = 0;  // a plain integer: other ids take the full rewriter
 };
 
 }  // namespace tracecompact

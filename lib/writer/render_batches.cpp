@@ -34,12 +34,19 @@ RenderWorker::RenderWorker(const CompactionPlan& plan, const MergeEdit* merge)
 // The id itself is written when the batch is appended, in event order; ids
 // narrower than the blank leave spaces after them (still the same JSON).
 void RenderWorker::HoleWriter::put(const std::string& canonical_id, OutputStream& stream) {
-  static constexpr char kSpaces[24] = "                       ";
-  const uint64_t at = stream.bytes_written() - batch_start;
   if (const auto integer = FlowIdRenumberer::integer_value(canonical_id))
-    batch->id_holes.push_back({at, integer, {}});
-  else
-    batch->id_holes.push_back({at, std::nullopt, canonical_id});
+    return put_integer(*integer, stream);
+  batch->id_holes.push_back({stream.bytes_written() - batch_start, std::nullopt, canonical_id});
+  leave_blank(stream);
+}
+
+void RenderWorker::HoleWriter::put_integer(int64_t id, OutputStream& stream) {
+  batch->id_holes.push_back({stream.bytes_written() - batch_start, id, {}});
+  leave_blank(stream);
+}
+
+void RenderWorker::HoleWriter::leave_blank(OutputStream& stream) const {
+  static constexpr char kSpaces[24] = "                       ";
   stream.write(kSpaces, width);
 }
 

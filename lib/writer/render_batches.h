@@ -53,9 +53,13 @@ class RenderWorker {
   class HoleWriter final : public FlowIdWriter {
    public:
     void put(const std::string& canonical_id, OutputStream& stream) override;
+    void put_integer(int64_t id, OutputStream& stream) override;
     RenderBatch* batch = nullptr;
     uint64_t batch_start = 0;  // bytes written before the batch
     size_t width = 0;          // of the blank left for an id
+
+   private:
+    void leave_blank(OutputStream& stream) const;
   };
 
   JsonOut out_;  // in memory, handed to each batch
