@@ -20,7 +20,8 @@ Usage: capture_real_trace.py OUTDIR   (writes rank0_trace.json, rank1_trace.json
 CAPTURE_NO_NCCL=1 leaves the NCCL work out; CAPTURE_STEPS (3) and
 CAPTURE_MICROBATCHES (4) size the trace, CAPTURE_TIMEOUT (150 s) bounds the run;
 CAPTURE_EXTRAS=1 turns on every optional profiler record (shapes, memory, stacks,
-flops, modules).
+flops, modules); CAPTURE_SYNC_EVENTS=1 records CUDA synchronisation (`cuda_sync`
+events: stream syncs and waits on a stream, context and event syncs on tid -1).
        capture_real_trace.py --compiled OUTDIR   (writes compiled_trace.json: one
 process, torch.compile(mode="reduce-overhead") instead of hand-captured graphs)
 """
@@ -91,12 +92,19 @@ def capture(torch, fn):
 
 
 def profiler_extras():
-    """CAPTURE_EXTRAS=1: every optional kind of event the profiler can add."""
-    if os.environ.get("CAPTURE_EXTRAS") != "1":
-        return {}
-    return dict(
-        record_shapes=True, profile_memory=True, with_stack=True, with_flops=True, with_modules=True
-    )
+    """CAPTURE_EXTRAS=1: every optional kind of event the profiler can add;
+    CAPTURE_SYNC_EVENTS=1: CUDA synchronisation events (an experimental option)."""
+    options = {}
+    if os.environ.get("CAPTURE_EXTRAS") == "1":
+        options.update(
+            record_shapes=True, profile_memory=True, with_stack=True, with_flops=True,
+            with_modules=True,
+        )
+    if os.environ.get("CAPTURE_SYNC_EVENTS") == "1":
+        from torch._C._profiler import _ExperimentalConfig
+
+        options["experimental_config"] = _ExperimentalConfig(enable_cuda_sync_events=True)
+    return options
 
 
 def compiled(outdir):
