@@ -228,3 +228,48 @@ TEST_CASE("a matched send draws one arrow strictly forward", "[merge]") {
   }
   CHECK(arrows == 2);
 }
+
+namespace {
+
+// A rank with `steps` of kernels on a few streams, their flows, PP annotations
+// and CPU events: about 330 bytes a step.
+std::string sized_rank_trace(int global_rank, int steps) {
+  std::vector<std::string> events;
+  for (int i = 0; i < steps; ++i) {
+    const std::string ts = std::to_string(1000 + i * 10) + (i % 3 ? ".25" : "");
+    const int stream = 7 + i % 6;
+    events.push_back(kernel(0, stream, ts, std::to_string(i % 7)));
+    events.push_back(flow(0, stream, ts, i));
+    events.push_back("{\"name\":\"aten::mm\",\"cat\":\"cpu_op\",\"ph\":\"X\",\"pid\":4242,"
+                     "\"tid\":4242,\"ts\":" +
+                     ts + ",\"dur\":3,\"args\":{\"External id\":" + std::to_string(i) + "}}");
+    if (i % 4 == 0) {
+      const std::string op = global_rank == 0 ? "SEND_F" : "RECV_F";
+      events.push_back(annotation(0, stream, ts, "30",
+                                  "PP:" + std::to_string(global_rank) + op + std::to_string(i)));
+    }
+  }
+  return trace(events, ",\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":" +
+                           std::to_string(global_rank) + ",\"pg_config\":[" + mesh_pp("0, 1") +
+                           "]},\"baseTimeNanoseconds\":" + std::to_string(5000 + global_rank));
+}
+
+}  // namespace
+
+// Ranks large enough to be read on worker threads: with more threads than ranks,
+// or once the smaller rank is done, its core goes to the larger one midway.
+TEST_CASE("ranks of unequal size merge to the same bytes on any number of threads", "[merge]") {
+  TempDir dir;
+  write_file(dir.path("rank0_trace.json"), sized_rank_trace(0, 30000));
+  write_file(dir.path("rank1_trace.json"), sized_rank_trace(1, 8000));
+  REQUIRE(std::filesystem::file_size(dir.path("rank1_trace.json")) > (size_t{2} << 20));
+  const auto one_thread = merge(dir, std::nullopt, 1);
+  REQUIRE(one_thread.summary["pp_send_recv_pairs"].GetInt() == 2000);
+  const std::string expected = read_file(dir.path("out/merged.json"));
+  for (unsigned threads : {2u, 3u, 4u, 8u}) {
+    INFO("threads " << threads);
+    const auto run = merge(dir, std::nullopt, threads);
+    CHECK(run.summary["verified"].GetBool());
+    CHECK(read_file(dir.path("out/merged.json")) == expected);
+  }
+}

@@ -16,6 +16,8 @@
 #include "util/growable_array.h"
 #include "util/hash128.h"
 #include "util/sanitizers.h"
+#include "util/spare_cores.h"
+#include "util/thread_policy.h"
 #include "util/warm_chunks.h"
 
 namespace tracecompact {
@@ -164,6 +166,9 @@ void trim_heap() {
   if constexpr (!kSanitizerAllocator) malloc_trim(0);
 }
 
+// Events between two looks for spare cores (an atomic load when there are none).
+constexpr uint64_t kSpareCoreCheckInterval = 1024;
+
 void note_segment(TraceIndex& index, const TraceTokenizer::Item& event) {
   if (index.segment_starts.empty() ||
       event.offset - index.segment_starts.back().offset >= TraceIndex::kSegmentBytes)
@@ -171,7 +176,7 @@ void note_segment(TraceIndex& index, const TraceTokenizer::Item& event) {
   index.events_end = event.offset + event.text.size();
 }
 
-void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) {
+void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, TraceIndex& index) {
   index.display_name = input.display_name();
   auto source = input.open();
   TraceTokenizer tokenizer(*source, input.chunk_size());
@@ -181,14 +186,22 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
   // (followed by readable slack, as simdjson's padding needs): no copy.
   EventDigester caller_digester;
   std::string caller_arena;
+  // Declared before the batches, so that their threads stop before the cores go back.
+  BorrowedCores helper_cores(workers == 0 ? spare : nullptr);
   std::optional<EventBatches> batches;
   // With parser threads this thread is the one they wait for, and the index it
   // grows would have it clear fresh pages; without, the cores are busy anyway.
   std::optional<WarmChunkSupply> warm_chunks;
-  if (workers > 0) {
-    batches.emplace(workers);
+  auto start_workers = [&](unsigned count) {
+    batches.emplace(count);
     warm_chunks.emplace();
-  }
+  };
+  if (workers > 0) start_workers(workers);
+  // From here on the events go through batches, in order, as if from the start.
+  auto take_spare_cores = [&] {
+    if (helper_cores.take_up_to(kMaxPassWorkers - 1) > 0)
+      start_workers(helper_cores.count() + 1);  // one per core, this thread's included
+  };
   auto add_batch = [&](const EventBatch& batch) { builder.add(batch); };
   auto take_event = [&](const TraceTokenizer::Item& item) {
     if (!batches) {
@@ -231,6 +244,7 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
                      " events");
         }
         note_segment(index, item);
+        if (!batches && item.index % kSpareCoreCheckInterval == 0) take_spare_cores();
         take_event(item);
         break;
       case TraceTokenizer::Kind::kEnd:
@@ -247,9 +261,9 @@ void index_events(const TraceInput& input, unsigned workers, TraceIndex& index) 
 
 }  // namespace
 
-TraceIndex build_index(const TraceInput& input, unsigned workers) {
+TraceIndex build_index(const TraceInput& input, unsigned workers, SpareCores* spare) {
   TraceIndex index;
-  index_events(input, workers, index);
+  index_events(input, workers, spare, index);
   // Pass 1 freed its parsers', batches' and tokenizer's buffers; give the pages
   // back rather than carry them through the plan, the peak of a run.
   trim_heap();

@@ -4,12 +4,16 @@
 #include "index/trace_index.h"
 #include "json/event_fields.h"
 #include "source/trace_input.h"
+#include "util/spare_cores.h"
 
 namespace tracecompact {
 
 // Events are parsed on `workers` threads (0: on the calling thread; see
-// pass_workers()). The index is the same either way.
-TraceIndex build_index(const TraceInput& input, unsigned workers = 0);
+// pass_workers()). With 0 workers and `spare`, the calling thread looks for
+// spare cores as it reads, and once it finds some parses the rest of the events
+// on as many workers, giving the cores back at the end. The index is the same
+// either way.
+TraceIndex build_index(const TraceInput& input, unsigned workers = 0, SpareCores* spare = nullptr);
 
 // Last segment of a (possibly "PP rank r | "-prefixed) thread name.
 std::string_view lane_name_tail(std::string_view name);

@@ -19,6 +19,7 @@
 #include "plan/compaction_plan.h"
 #include "util/helper_thread.h"
 #include "util/phase_timer.h"
+#include "util/spare_cores.h"
 #include "util/task_beside.h"
 #include "util/thread_policy.h"
 #include "verify/verifier.h"
@@ -62,22 +63,32 @@ void index_ranks(std::vector<Rank>& ranks, unsigned requested_threads) {
   const unsigned threads = ranks_at_once(requested_threads, ranks.size());
   std::vector<std::exception_ptr> errors(ranks.size());
   std::atomic<size_t> next{0};
+  // Ranks side by side use the cores; cores beyond the ranks, and those of
+  // threads that find no rank left, go to the ranks still being read.
+  SpareCores spare;
+  const unsigned wanted = wanted_cores(requested_threads);
+  if (threads > 1 && wanted > threads) spare.give(wanted - threads);
   auto worker = [&] {
     for (size_t taken = next++; taken < ranks.size(); taken = next++) {
       const size_t i = ranks.size() - 1 - taken;
       try {
         Rank& rank = ranks[i];
         rank.input = std::make_unique<TraceInput>(TraceInput::open_path(rank.file.path));
-        // Ranks side by side already use the cores; a lone rank parses on workers.
+        // A lone rank parses on workers from the start.
         const unsigned workers =
             threads > 1 ? 0 : pass_workers(requested_threads, rank.input->chunk_size());
-        rank.index = build_index(*rank.input, workers);
+        SpareCores* rank_spare =
+            threads > 1 && worth_workers(rank.input->chunk_size()) ? &spare : nullptr;
+        rank.index = build_index(*rank.input, workers, rank_spare);
         rank.metadata = read_trace_metadata(rank.index);
-        rank.plan = std::make_unique<CompactionPlan>(rank.index, workers > 1);
+        BorrowedCores plan_helper(rank_spare);
+        rank.plan = std::make_unique<CompactionPlan>(rank.index,
+                                                     workers > 1 || plan_helper.take_up_to(1) > 0);
       } catch (...) {
         errors[i] = std::current_exception();
       }
     }
+    spare.give(1);
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.push_back(start_helper_thread(worker));

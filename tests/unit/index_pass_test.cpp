@@ -2,13 +2,16 @@
 // or on worker threads (many batches), and reports the first fault in file order.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "index/index_pass.h"
 #include "json/event_parser.h"
 #include "support/trace_builder.h"
 #include "tracecompact/error.h"
+#include "util/spare_cores.h"
 
 using namespace testsupport;
 
@@ -48,37 +51,80 @@ std::string error_of(const std::string& text, unsigned threads) {
 
 }  // namespace
 
+namespace {
+
+// Everything pass 1 records that the plan and pass 2 read.
+void require_same_index(const TraceIndex& one, const TraceIndex& other) {
+  REQUIRE(other.slices.size() == one.slices.size());
+  for (size_t i = 0; i < one.slices.size(); ++i) {
+    const SliceRecord &a = one.slices[i], &b = other.slices[i];
+    REQUIRE(a.ts == b.ts);
+    REQUIRE(a.dur == b.dur);
+    REQUIRE(a.stream == b.stream);
+    REQUIRE(a.tid_span.at == b.tid_span.at);
+    REQUIRE(one.slice_regions[i] == other.slice_regions[i]);
+  }
+  REQUIRE(other.annotations.size() == one.annotations.size());
+  for (size_t i = 0; i < one.annotations.size(); ++i) {
+    REQUIRE(one.track_of(one.annotations[i]) == other.track_of(other.annotations[i]));
+    REQUIRE(one.annotations[i].identity == other.annotations[i].identity);
+    REQUIRE(one.annotations[i].name == other.annotations[i].name);
+  }
+  for (uint64_t e = 0; e < one.event_count; ++e) {
+    REQUIRE(one.needs_attention(e) == other.needs_attention(e));
+    REQUIRE(one.slice_events.test(e) == other.slice_events.test(e));
+    REQUIRE(one.annotation_events.test(e) == other.annotation_events.test(e));
+  }
+  CHECK(other.streams == one.streams);
+  CHECK(other.int_pids == one.int_pids);
+  CHECK(other.max_int_tid == one.max_int_tid);
+  CHECK(other.event_count == one.event_count);
+}
+
+}  // namespace
+
 TEST_CASE("pass 1 builds the same index on any number of parser threads") {
   const std::string text = many_events();
   const TraceIndex one = index_of(text, 0);
   REQUIRE(one.slices.size() == 12000);
   for (unsigned threads : {1u, 2u, 3u}) {
     INFO("threads " << threads);
-    const TraceIndex other = index_of(text, threads);
-    REQUIRE(other.slices.size() == one.slices.size());
-    for (size_t i = 0; i < one.slices.size(); ++i) {
-      const SliceRecord &a = one.slices[i], &b = other.slices[i];
-      REQUIRE(a.ts == b.ts);
-      REQUIRE(a.dur == b.dur);
-      REQUIRE(a.stream == b.stream);
-      REQUIRE(a.tid_span.at == b.tid_span.at);
-      REQUIRE(one.slice_regions[i] == other.slice_regions[i]);
+    require_same_index(one, index_of(text, threads));
+  }
+}
+
+TEST_CASE("pass 1 that takes spare cores as it reads builds the same index") {
+  const std::string text = many_events();
+  const TraceInput input = TraceInput::from_memory(text);
+  const TraceIndex one = build_index(input);
+  SECTION("spare from the start: parser threads from the first event on") {
+    for (unsigned cores : {1u, 3u, 7u}) {
+      INFO("spare cores " << cores);
+      SpareCores spare;
+      spare.give(cores);
+      require_same_index(one, build_index(input, 0, &spare));
+      // All given back (at most three were taken: one thread reads for four workers).
+      CHECK(spare.take(100) == cores);
     }
-    REQUIRE(other.annotations.size() == one.annotations.size());
-    for (size_t i = 0; i < one.annotations.size(); ++i) {
-      REQUIRE(one.track_of(one.annotations[i]) == other.track_of(other.annotations[i]));
-      REQUIRE(one.annotations[i].identity == other.annotations[i].identity);
-      REQUIRE(one.annotations[i].name == other.annotations[i].name);
+  }
+  SECTION("a core given while the events are read") {
+    for (const int delay_us : {0, 200, 1000, 3000}) {
+      INFO("given after " << delay_us << " us");
+      SpareCores spare;
+      std::thread giver([&] {
+        std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+        spare.give(1);
+      });
+      const TraceIndex other = build_index(input, 0, &spare);
+      giver.join();
+      require_same_index(one, other);
+      CHECK(spare.take(100) == 1);
     }
-    for (uint64_t e = 0; e < one.event_count; ++e) {
-      REQUIRE(one.needs_attention(e) == other.needs_attention(e));
-      REQUIRE(one.slice_events.test(e) == other.slice_events.test(e));
-      REQUIRE(one.annotation_events.test(e) == other.annotation_events.test(e));
-    }
-    CHECK(other.streams == one.streams);
-    CHECK(other.int_pids == one.int_pids);
-    CHECK(other.max_int_tid == one.max_int_tid);
-    CHECK(other.event_count == one.event_count);
+  }
+  SECTION("no spare cores: the events are parsed where they are read") {
+    SpareCores spare;
+    require_same_index(one, build_index(input, 0, &spare));
+    CHECK(spare.take(100) == 0);
   }
 }
 
