@@ -90,6 +90,9 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
   EventEdit edit;
   ValueSpan stream_span;
   bool rewrite = merge_ != nullptr;
+  // The top-level fields, once found (with tid), for the merge splicer.
+  MarkedEvent marked;
+  const TopLevelFields* located = nullptr;
   switch (action.kind) {
     case EventAction::Kind::kSlice: {
       const SliceRecord& slice = index.slices[action.record];
@@ -122,9 +125,11 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
       break;
     }
     case EventAction::Kind::kInspect: {
-      MarkedEvent marked;
       if (read_marked_event(text, marked)) {
-        if (!plan_.is_old_stream(marked.stream)) break;
+        if (!plan_.is_old_stream(marked.stream)) {
+          located = &marked.fields;  // e.g. a flow on a CPU thread: its tid stays
+          break;
+        }
         if (!marked.metadata) {  // not metadata, so an ac2g flow (pass 1 marked it)
           ++stats.flow_endpoints;
           const auto lane_tid = plan_.flow_lane_tid(marked.stream, marked.ts, flow_hints_);
@@ -166,7 +171,7 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
   }
   if (!rewrite)
     out.raw(text);
-  else if (!merge_ || !splicer_.write(text, edit, stream_span, *merge_, *flow_ids_, out))
+  else if (!merge_ || !splicer_.write(text, edit, stream_span, *merge_, *flow_ids_, out, located))
     rewriter_.write(text, origin, edit, merge_, out);
 }
 
