@@ -1,5 +1,6 @@
 #include "writer/top_level_fields.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -95,10 +96,28 @@ FieldSpan* key_slot(const char* p, size_t colon, TopLevelFields& fields) {
   return nullptr;
 }
 
+// Bits of the 32 bytes at `p` that can continue a JSON number (digits and
+// . - + e E): in a validated event a number ends at the first byte without.
+inline uint32_t number_char_bits(const char* p) {
+  const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+  __m256i number = _mm256_and_si256(_mm256_cmpgt_epi8(bytes, _mm256_set1_epi8('0' - 1)),
+                                    _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), bytes));
+  for (const char c : {'.', '-', '+', 'e', 'E'})
+    number = _mm256_or_si256(number, _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(c)));
+  return static_cast<uint32_t>(_mm256_movemask_epi8(number));
+}
+
 // The end of the string or scalar value at `at`; 0 when the byte scan should
 // judge it (an object or array, or a backslash in the string).
 size_t scalar_value_end(const char* p, size_t at, size_t n) {
   if (p[at] == '{' || p[at] == '[') return 0;
+  if (p[at] == '-' || (p[at] >= '0' && p[at] <= '9')) {
+    // pids, tids, timestamps and ids: one compare instead of a loop per byte
+    // (a third of the scan's instructions); the text is followed by 64
+    // readable bytes.
+    const uint32_t ends = ~number_char_bits(p + at);
+    if (ends != 0) return std::min(at + static_cast<size_t>(__builtin_ctz(ends)), n);
+  }
   if (p[at] == '"') {
     for (size_t i = at + 1; i < n; ++i) {
       if (p[i] == '"') return i + 1;

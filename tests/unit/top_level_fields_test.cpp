@@ -99,8 +99,17 @@ class EventMaker {
         return "1712197196127.604";
       case 2:
         return "\"" + text() + "\"";
-      case 3:
-        return pick(2) ? "true" : "-3e5";
+      case 3: {
+        // Other literals and number spellings, one longer than a 32-byte compare.
+        static const char* const kScalars[] = {"true",
+                                               "null",
+                                               "-3e5",
+                                               "-0.5E+12",
+                                               "0",
+                                               "1.5e-7",
+                                               "123456789012345678901234567890123456.5"};
+        return kScalars[pick(7)];
+      }
       case 4:
       case 5: {
         std::string out = "{" + space();
