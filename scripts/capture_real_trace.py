@@ -21,7 +21,8 @@ CAPTURE_NO_NCCL=1 leaves the NCCL work out; CAPTURE_STEPS (3) and
 CAPTURE_MICROBATCHES (4) size the trace, CAPTURE_TIMEOUT (150 s) bounds the run;
 CAPTURE_EXTRAS=1 turns on every optional profiler record (shapes, memory, stacks,
 flops, modules); CAPTURE_SYNC_EVENTS=1 records CUDA synchronisation (`cuda_sync`
-events: stream syncs and waits on a stream, context and event syncs on tid -1).
+events: stream syncs and waits on their stream; device-wide context and event
+syncs, which PyTorch 2.11 writes on tid 1 with args.stream -1).
        capture_real_trace.py --compiled OUTDIR   (writes compiled_trace.json: one
 process, torch.compile(mode="reduce-overhead") instead of hand-captured graphs)
 """

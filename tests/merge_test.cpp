@@ -240,18 +240,17 @@ std::string sized_rank_trace(int global_rank, int steps) {
     const int stream = 7 + i % 6;
     events.push_back(kernel(0, stream, ts, std::to_string(i % 7)));
     events.push_back(flow(0, stream, ts, i));
-    events.push_back("{\"name\":\"aten::mm\",\"cat\":\"cpu_op\",\"ph\":\"X\",\"pid\":4242,"
-                     "\"tid\":4242,\"ts\":" +
-                     ts + ",\"dur\":3,\"args\":{\"External id\":" + std::to_string(i) + "}}");
+    events.push_back(
+        "{\"name\":\"aten::mm\",\"cat\":\"cpu_op\",\"ph\":\"X\",\"pid\":4242,"
+        "\"tid\":4242,\"ts\":" +
+        ts + ",\"dur\":3,\"args\":{\"External id\":" + std::to_string(i) + "}}");
     if (i % 4 == 0) {
       const std::string op = global_rank == 0 ? "SEND_F" : "RECV_F";
       events.push_back(annotation(0, stream, ts, "30",
                                   "PP:" + std::to_string(global_rank) + op + std::to_string(i)));
     }
   }
-  return trace(events, ",\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":" +
-                           std::to_string(global_rank) + ",\"pg_config\":[" + mesh_pp("0, 1") +
-                           "]},\"baseTimeNanoseconds\":" + std::to_string(5000 + global_rank));
+  return rank_trace(global_rank, mesh_pp("0, 1"), std::to_string(5000 + global_rank), events);
 }
 
 }  // namespace

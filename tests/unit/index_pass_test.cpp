@@ -49,10 +49,6 @@ std::string error_of(const std::string& text, unsigned threads) {
   return "no error";
 }
 
-}  // namespace
-
-namespace {
-
 // Everything pass 1 records that the plan and pass 2 read.
 void require_same_index(const TraceIndex& one, const TraceIndex& other) {
   REQUIRE(other.slices.size() == one.slices.size());
