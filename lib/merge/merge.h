@@ -4,6 +4,7 @@
 // ranks one after another into the single output.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,12 @@ struct MergeRequest {
   unsigned threads = 0;
   OutputSpec output;
   bool verify = false;
+  // Write the first ranks while later ones are read, when every rank's layout
+  // could be read ahead of pass 1 (merge/rank_preview.h) and the output is a
+  // file; else, or if pass 1 finds another layout, every rank is read first.
+  bool pipelined = true;
+  // For tests: called once the ranks' metadata has been read ahead.
+  std::function<void()> after_preview;
 };
 
 std::string default_merge_output(const std::string& input);

@@ -440,6 +440,16 @@ uint32_t PPAnnotationList::add_name(const PPName& name) {
   return static_cast<uint32_t>(tables.names.size() - 1);
 }
 
+void PPAnnotationList::append(const PPAnnotationList& other) {
+  std::vector<uint32_t> track_ids;
+  track_ids.reserve(other.tables.tracks.size());
+  for (const StreamKey& track : other.tables.tracks) track_ids.push_back(add_track(track));
+  const auto first_name = static_cast<uint32_t>(tables.names.size());
+  tables.names.insert(tables.names.end(), other.tables.names.begin(), other.tables.names.end());
+  for (const PPAnnotation& item : other.items)
+    add(item.ts, item.dur, track_ids[item.track], first_name + item.name);
+}
+
 PPBlocks build_pp_blocks(PPAnnotationList annotations, const PPLaneSets& lanes) {
   PPBlocks blocks;
   blocks.tables = std::move(annotations.tables);

@@ -59,6 +59,9 @@ class PPAnnotationList {
   void add(double ts, double dur, uint32_t track, uint32_t name) {
     items.push_back({ts, dur, track, name});
   }
+  // Appends `other`'s annotations as if they had been added here after these:
+  // its names follow these names, its tracks are interned here.
+  void append(const PPAnnotationList& other);
 
   std::vector<PPAnnotation> items;
   PPTables tables;

@@ -28,6 +28,8 @@ class TraceInput {
   // Read chunk for the tokenizer: 4 MiB, less for a small plain input.
   size_t chunk_size() const;
   bool is_gzip() const { return gzip_; }
+  // Bytes of the file or memory as stored (compressed if gzip).
+  uint64_t stored_size() const { return size_; }
 
  private:
   TraceInput() = default;
