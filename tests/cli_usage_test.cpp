@@ -4,10 +4,10 @@
 
 #include <filesystem>
 
-#include "sink/byte_sink.h"
 #include "support/cli_runner.h"
 #include "support/json_compare.h"
 #include "support/temp_dir.h"
+#include "support/trace_builder.h"
 
 using namespace testsupport;
 namespace fs = std::filesystem;
@@ -16,15 +16,6 @@ namespace {
 
 std::string example() {
   return std::string(TRACECOMPACT_FIXTURES) + "/example/rank4_trace.json";
-}
-
-std::string gzip_member(const std::string& bytes) {
-  std::string packed;
-  tracecompact::StringSink sink(packed);
-  tracecompact::GzipSink gzip(sink, 1);
-  gzip.write(bytes.data(), bytes.size());
-  gzip.finish();
-  return packed;
 }
 
 std::string reference_output(const TempDir& dir) {

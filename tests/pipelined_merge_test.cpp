@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "merge/merge.h"
-#include "sink/byte_sink.h"
 #include "support/json_compare.h"
 #include "support/temp_dir.h"
 #include "support/trace_builder.h"
@@ -52,15 +51,6 @@ std::string rank_trace(int global_rank, int steps, int64_t base, bool base_first
     return "{\"schemaVersion\":1," + info + "," + base_member + ",\"traceEvents\":[" + events +
            "],\"traceName\":\"r\"}";
   return "{" + info + ",\"traceEvents\":[" + events + "],\"traceName\":\"r\"," + base_member + "}";
-}
-
-std::string gzip_member(const std::string& bytes) {
-  std::string packed;
-  tracecompact::StringSink sink(packed);
-  tracecompact::GzipSink gzip(sink, 1);
-  gzip.write(bytes.data(), bytes.size());
-  gzip.finish();
-  return packed;
 }
 
 struct Written {

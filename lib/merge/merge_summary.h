@@ -2,8 +2,10 @@
 // document and printed.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/summary.h"
@@ -38,18 +40,17 @@ void write_merge_summary(Writer& w, const std::vector<Rank>& ranks,
     w.EndObject();
   }
   w.EndArray();
-  key("pp_send_recv_pairs");
-  w.Uint64(counts.send_recv_pairs);
-  key("pp_send_recv_unmatched");
-  w.Uint64(counts.send_recv_unmatched);
-  key("pp_compute_dependency_pairs");
-  w.Uint64(counts.compute_pairs);
-  key("pp_compute_dependency_unmatched");
-  w.Uint64(counts.compute_unmatched);
-  key("pp_unshard_compute_pairs");
-  w.Uint64(counts.unshard_pairs);
-  key("pp_unshard_compute_unmatched");
-  w.Uint64(counts.unshard_unmatched);
+  const std::pair<std::string_view, uint64_t> arrow_counts[] = {
+      {"pp_send_recv_pairs", counts.send_recv_pairs},
+      {"pp_send_recv_unmatched", counts.send_recv_unmatched},
+      {"pp_compute_dependency_pairs", counts.compute_pairs},
+      {"pp_compute_dependency_unmatched", counts.compute_unmatched},
+      {"pp_unshard_compute_pairs", counts.unshard_pairs},
+      {"pp_unshard_compute_unmatched", counts.unshard_unmatched}};
+  for (const auto& [name, count] : arrow_counts) {
+    key(name);
+    w.Uint64(count);
+  }
   key("per_rank_compaction");
   w.StartObject();
   for (const auto& rank : ranks) {

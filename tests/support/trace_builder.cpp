@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sink/byte_sink.h"
 #include "source/trace_input.h"
 #include "support/json_compare.h"
 #include "support/temp_dir.h"
@@ -9,6 +10,15 @@
 #include "verify/verifier.h"
 
 namespace testsupport {
+
+std::string gzip_member(const std::string& bytes) {
+  std::string packed;
+  tracecompact::StringSink sink(packed);
+  tracecompact::GzipSink gzip(sink, 1);
+  gzip.write(bytes.data(), bytes.size());
+  gzip.finish();
+  return packed;
+}
 
 Compacted compact(const std::string& trace_text) {
   Compacted result;

@@ -34,6 +34,9 @@ inline std::string trace(const std::vector<std::string>& events, const std::stri
   return text + "]" + extra + "}";
 }
 
+// `bytes` as one gzip member (ISA-L, level 1).
+std::string gzip_member(const std::string& bytes);
+
 // The parsed output of a compaction, for assertions.
 struct Compacted {
   rapidjson::Document output;

@@ -7,7 +7,6 @@
 
 #include "index/index_pass.h"
 #include "merge/rank_preview.h"
-#include "sink/byte_sink.h"
 #include "source/trace_input.h"
 #include "support/trace_builder.h"
 
@@ -28,15 +27,6 @@ std::string events() {
 std::string layout(const std::string& head, const std::string& tail) {
   return "{\n  " + head + (head.empty() ? "" : ",\n  ") + "\"traceEvents\": " + events() +
          (tail.empty() ? "" : ",\n  " + tail) + "\n}\n";
-}
-
-std::string gzip_member(const std::string& bytes) {
-  std::string packed;
-  StringSink sink(packed);
-  GzipSink gzip(sink, 1);
-  gzip.write(bytes.data(), bytes.size());
-  gzip.finish();
-  return packed;
 }
 
 // The preview agrees with pass 1 wherever it answers.
