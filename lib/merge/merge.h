@@ -1,7 +1,8 @@
 // Merge mode (spec 11): compacts every PP rank, aligns them on the smallest
 // baseTimeNanoseconds and writes one timeline with cross-rank arrows.
-// Each rank is indexed by its own pass 1 (in parallel); pass 2 streams the
-// ranks one after another into the single output.
+// Each rank is indexed by its own pass 1 (ranks in parallel); pass 2 streams
+// the ranks one after another into the single output, from the first while
+// later ones are still being indexed where the layout could be read ahead.
 #pragma once
 
 #include <functional>

@@ -1,10 +1,10 @@
 #include "merge/rank_preview.h"
 
-#include <algorithm>
 #include <exception>
 #include <string>
 #include <string_view>
 
+#include "source/byte_source.h"
 #include "tokenizer/trace_tokenizer.h"
 
 namespace tracecompact {
@@ -43,12 +43,11 @@ bool read_head(const TraceInput& input, Found& found) {
   }
 }
 
-// The members of `{` + members: false unless the text is exactly that.
-bool read_members(std::string_view members, Found& found) {
+// The members of `object` (a '{', members, '}'): false unless it is exactly that.
+bool read_members(std::string_view object, Found& found) {
   try {
-    const TraceInput tail = TraceInput::from_memory("{" + std::string(members));
-    auto source = tail.open();
-    TraceTokenizer tokenizer(*source, kPreviewChunk);
+    MemorySource source(object);
+    TraceTokenizer tokenizer(source, kPreviewChunk);
     Found here;
     for (auto item = tokenizer.next(); item.kind != TraceTokenizer::Kind::kEnd;
          item = tokenizer.next()) {
@@ -77,10 +76,12 @@ void read_tail(const TraceInput& input, Found& found) {
     const size_t bracket = tail.rfind(']', search_end - 1);
     if (bracket == std::string::npos) return;
     search_end = bracket;
-    std::string_view rest = std::string_view(tail).substr(bracket + 1);
-    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t\r\n")));
-    if (rest.empty() || rest.front() != ',') continue;
-    if (read_members(rest.substr(1), found)) return;
+    const size_t comma = tail.find_first_not_of(" \t\r\n", bracket + 1);
+    if (comma == std::string::npos || tail[comma] != ',') continue;
+    // The members after the comma, read in place as an object of their own.
+    tail[comma] = '{';
+    if (read_members(std::string_view(tail).substr(comma), found)) return;
+    tail[comma] = ',';  // earlier brackets read through it
   }
 }
 
