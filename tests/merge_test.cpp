@@ -234,22 +234,10 @@ namespace {
 // A rank with `steps` of kernels on a few streams, their flows, PP annotations
 // and CPU events: about 330 bytes a step.
 std::string sized_rank_trace(int global_rank, int steps) {
-  std::vector<std::string> events;
-  for (int i = 0; i < steps; ++i) {
-    const std::string ts = std::to_string(1000 + i * 10) + (i % 3 ? ".25" : "");
-    const int stream = 7 + i % 6;
-    events.push_back(kernel(0, stream, ts, std::to_string(i % 7)));
-    events.push_back(flow(0, stream, ts, i));
-    events.push_back(
-        "{\"name\":\"aten::mm\",\"cat\":\"cpu_op\",\"ph\":\"X\",\"pid\":4242,"
-        "\"tid\":4242,\"ts\":" +
-        ts + ",\"dur\":3,\"args\":{\"External id\":" + std::to_string(i) + "}}");
-    if (i % 4 == 0) {
-      const std::string op = global_rank == 0 ? "SEND_F" : "RECV_F";
-      events.push_back(annotation(0, stream, ts, "30",
-                                  "PP:" + std::to_string(global_rank) + op + std::to_string(i)));
-    }
-  }
+  const std::string op = global_rank == 0 ? "SEND_F" : "RECV_F";
+  const auto events = pp_rank_events(steps, 6, [&](int step) {
+    return "PP:" + std::to_string(global_rank) + op + std::to_string(step);
+  });
   return rank_trace(global_rank, mesh_pp("0, 1"), std::to_string(5000 + global_rank), events);
 }
 

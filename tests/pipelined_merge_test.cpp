@@ -26,22 +26,12 @@ const std::string kGroups = "[{\"pg_name\":\"2\",\"pg_desc\":\"mesh_pp\",\"ranks
 // 2024), else the base after the events.
 std::string rank_trace(int global_rank, int steps, int64_t base, bool base_first,
                        const std::string& last_event = "") {
+  auto pp_name = [&](int step) {
+    return "PP:" + std::to_string(global_rank / 4) + (step % 8 ? "SEND_F" : "RECV_F") +
+           std::to_string(step / 8);
+  };
   std::string events;
-  for (int i = 0; i < steps; ++i) {
-    const std::string ts = std::to_string(1000 + i * 10) + (i % 3 ? ".25" : "");
-    const int stream = 7 + i % 5;
-    events += kernel(0, stream, ts, std::to_string(i % 7)) + ",";
-    events += flow(0, stream, ts, i) + ",";
-    events +=
-        "{\"name\":\"aten::mm\",\"cat\":\"cpu_op\",\"ph\":\"X\",\"pid\":4242,\"tid\":4242,"
-        "\"ts\":" +
-        ts + ",\"dur\":3,\"args\":{}},";
-    if (i % 4 == 0)
-      events += annotation(0, stream, ts, "30",
-                           "PP:" + std::to_string(global_rank / 4) + (i % 8 ? "SEND_F" : "RECV_F") +
-                               std::to_string(i / 8)) +
-                ",";
-  }
+  for (const std::string& event : pp_rank_events(steps, 5, pp_name)) events += event + ",";
   events += last_event.empty() ? kernel(0, 7, "1", "1") : last_event;
   const std::string info =
       "\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":" + std::to_string(global_rank) +

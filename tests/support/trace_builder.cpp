@@ -11,6 +11,23 @@
 
 namespace testsupport {
 
+std::vector<std::string> pp_rank_events(int steps, int streams,
+                                        const std::function<std::string(int)>& pp_name) {
+  std::vector<std::string> events;
+  for (int i = 0; i < steps; ++i) {
+    const std::string ts = std::to_string(1000 + i * 10) + (i % 3 ? ".25" : "");
+    const int stream = 7 + i % streams;
+    events.push_back(kernel(0, stream, ts, std::to_string(i % 7)));
+    events.push_back(flow(0, stream, ts, i));
+    events.push_back(
+        "{\"name\":\"aten::mm\",\"cat\":\"cpu_op\",\"ph\":\"X\",\"pid\":4242,"
+        "\"tid\":4242,\"ts\":" +
+        ts + ",\"dur\":3,\"args\":{\"External id\":" + std::to_string(i) + "}}");
+    if (i % 4 == 0) events.push_back(annotation(0, stream, ts, "30", pp_name(i)));
+  }
+  return events;
+}
+
 std::string gzip_member(const std::string& bytes) {
   std::string packed;
   tracecompact::StringSink sink(packed);

@@ -3,6 +3,7 @@
 
 #include <rapidjson/document.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,12 @@ inline std::string trace(const std::vector<std::string>& events, const std::stri
   for (size_t i = 0; i < events.size(); ++i) text += (i ? "," : "") + events[i];
   return text + "]" + extra + "}";
 }
+
+// A PP rank's events, about 330 bytes a step: per step a kernel on one of
+// `streams` streams from tid 7, its flow and a CPU op, and every fourth step a
+// PP annotation named `pp_name(step)` on the kernel's stream.
+std::vector<std::string> pp_rank_events(int steps, int streams,
+                                        const std::function<std::string(int)>& pp_name);
 
 // `bytes` as one gzip member (ISA-L, level 1).
 std::string gzip_member(const std::string& bytes);
