@@ -127,6 +127,7 @@ MergeWritten merge_after_all_ranks(std::vector<Rank> ranks, const MergeRequest& 
   document.begin();
   for (Rank* rank : pp_order) {
     document.write_rank(*rank);
+    rank->release_index();
     // Drawn beside the ranks after the first: all indexes and the first rank's
     // pass-2 buffers at once are the merge's peak, which the drawing would add to.
     arrows.start_drawing();
@@ -258,6 +259,7 @@ std::optional<MergeWritten> merge_while_reading(std::vector<Rank> ranks, const M
         arrows->add_rank(*pp_order[numbered++]);
       };
       bool drawing = false;
+      size_t first_gathered_beside = pp_order.size();  // the ranks added by the drawing's thread
       for (size_t k = 0; k < pp_order.size(); ++k) {
         Rank& rank = *pp_order[k];
         if (!indexers.wait_for(rank)) break;  // the output is dropped anyway
@@ -267,18 +269,23 @@ std::optional<MergeWritten> merge_while_reading(std::vector<Rank> ranks, const M
           document->begin();
         }
         if (numbered == k) number_next();
-        // Every rank read: the arrows' input is complete, and they are drawn beside.
+        // Every rank read: the arrows' input is complete, and the ranks not
+        // added yet are added and the arrows drawn beside the writing.
         if (!drawing && indexers.all_read()) {
-          size_t to_come = 0;
-          for (size_t j = numbered; j < pp_order.size(); ++j)
-            to_come += pp_order[j]->plan->pp_annotation_count();
-          arrows->expect(to_come);
-          while (numbered < pp_order.size()) number_next();
-          arrows->start_drawing();
+          first_gathered_beside = numbered;
+          std::vector<const Rank*> remaining;
+          for (; numbered < pp_order.size(); ++numbered) {
+            pp_order[numbered]->number_pids(next_pid);
+            remaining.push_back(pp_order[numbered]);
+          }
+          arrows->add_remaining_and_draw(std::move(remaining));
           drawing = true;
         }
-        rank.plan->release_annotation_records();
+        const bool added = k < first_gathered_beside || arrows->gathered();
+        if (added) rank.plan->release_annotation_records();
         document->write_rank(rank);
+        if (!added) arrows->wait_gathered();
+        rank.release_index();
       }
     } catch (...) {
       write_error = std::current_exception();

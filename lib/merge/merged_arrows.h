@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +30,14 @@ class MergedArrows {
   // drawn beside the caller if wanted.
   void build_blocks();
   void start_drawing();
+  // Every rank read, in the schedule that writes ranks while later ones are
+  // read: `remaining` (pids numbered, not added yet) are added, the blocks built
+  // and the arrows drawn, all beside the caller when it draws beside (else
+  // now), so that the caller goes on writing meanwhile. Their plans' annotation
+  // records must stay until gathered().
+  void add_remaining_and_draw(std::vector<const Rank*> remaining);
+  bool gathered() const;
+  void wait_gathered() const;
   // Waits for the drawing (or draws now); rethrows what the drawing threw.
   const PPArrowResult& result();
   int64_t pp_rank_of(int64_t merged_pid) const { return pp_rank_of_pid_.at(merged_pid); }
@@ -40,6 +49,8 @@ class MergedArrows {
   PPLaneSets lanes_;
   std::unordered_map<int64_t, int64_t> pp_rank_of_pid_;
   std::optional<TaskBeside<PPArrowResult>> drawing_;
+  std::promise<void> gathered_;  // add_remaining_and_draw has read its ranks
+  std::shared_future<void> gathered_future_ = gathered_.get_future().share();
 };
 
 }  // namespace tracecompact

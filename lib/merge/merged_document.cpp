@@ -56,7 +56,6 @@ void MergedDocument::write_rank(Rank& rank) {
       write_rank_events(*rank.input, *rank.plan, &edit, workers, out_).flow_endpoints_mapped;
   write_plan_events(*rank.plan, &edit, workers, out_);
   write_process_metadata(rank, out_);
-  rank.release_index();
 }
 
 void MergedDocument::finish(const std::vector<Rank>& ranks, MergedArrows& arrows) {

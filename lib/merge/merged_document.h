@@ -23,8 +23,8 @@ class MergedDocument {
 
   // The first PP rank, indexed: its top-level values up to traceEvents.
   void begin();
-  // A rank's events, spans, lane and process metadata (pids numbered); its
-  // index goes after.
+  // A rank's events, spans, lane and process metadata (pids numbered). The
+  // caller frees its index after (Rank::release_index).
   void write_rank(Rank& rank);
   // The arrows, the rest of the first rank's top-level values and the summary.
   void finish(const std::vector<Rank>& ranks, MergedArrows& arrows);
