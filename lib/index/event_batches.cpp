@@ -28,7 +28,9 @@ EventDigest EventDigester::digest(std::string_view text, uint64_t index, uint64_
   const EventFields& fields = parser_.parse_in_place(text, {index, offset});
   const size_t arena_size = arena.size();
   try {
-    return digest_event(fields, parser_, index, arena);
+    EventDigest digest = digest_event(fields, parser_, index, arena);
+    if (sites_ == SpliceSites::kKeep) digest.splice_site = parser_.splice_site();
+    return digest;
   } catch (const Error&) {
     if (!parser_.read_quickly()) throw;
     // Judged again on demand, so that the message quotes the tokens as written.

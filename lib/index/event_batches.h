@@ -29,19 +29,21 @@ struct EventBatch {
 // time where the tokenizer holds them (the caller, without workers).
 class EventDigester {
  public:
+  explicit EventDigester(SpliceSites sites = SpliceSites::kSkip) : sites_(sites) {}
   void process(EventBatch& batch);
   // `text` must be followed by simdjson's padding of readable bytes.
   EventDigest digest(std::string_view text, uint64_t index, uint64_t offset, std::string& arena);
 
  private:
   EventParser parser_;
+  const SpliceSites sites_;
 };
 
 class EventBatches : public OrderedBatchRing<EventBatch, EventDigester> {
  public:
-  explicit EventBatches(unsigned workers)
+  EventBatches(unsigned workers, SpliceSites sites)
       : OrderedBatchRing(workers, kBatchesPerWorker,
-                         [] { return std::make_unique<EventDigester>(); }) {}
+                         [sites] { return std::make_unique<EventDigester>(sites); }) {}
 
  private:
   // The reading thread is pass 1's critical path; a deep ring lets it run on

@@ -10,6 +10,7 @@
 #include "index/trace_index.h"
 #include "json/event_fields.h"
 #include "json/event_parser.h"
+#include "json/splice_site.h"
 #include "util/hash128.h"
 
 namespace tracecompact {
@@ -29,6 +30,7 @@ struct EventDigest {
   int64_t tid = 0;
   uint32_t text_at = 0;
   uint32_t text_length = 0;
+  SpliceSite splice_site = kNoSpliceSite;  // when pass 1 keeps the sites (merge)
   Hash128 identity{};
   SliceRecord slice{};            // kSlice; the stream is interned by the builder
   AnnotationRecord annotation{};  // kAnnotation; name and identity ids set by the builder

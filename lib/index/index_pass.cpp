@@ -26,7 +26,7 @@ namespace {
 // Builds the index from digests, in event order, on one thread.
 class IndexBuilder {
  public:
-  explicit IndexBuilder(TraceIndex& index) : index_(index) {}
+  IndexBuilder(TraceIndex& index, SpliceSites sites) : index_(index), sites_(sites) {}
 
   void add(const EventDigest& d, const std::string& arena, uint64_t event_index) {
     if (d.has_int_tid) index_.max_int_tid = std::max(index_.max_int_tid.value_or(d.tid), d.tid);
@@ -39,6 +39,7 @@ class IndexBuilder {
       last_pid_ = d.pid;
     }
     if (d.named_launch) ++index_.graph_launches;
+    if (sites_ == SpliceSites::kKeep) index_.splice_sites.push_back(d.splice_site);
     const std::string_view text(arena.data() + d.text_at, d.text_length);
     switch (d.kind) {
       case EventDigest::kSlice: {
@@ -98,6 +99,7 @@ class IndexBuilder {
   }
 
   TraceIndex& index_;
+  const SpliceSites sites_;
   StreamKeyIds annotation_track_ids_;
   uint32_t last_track_ = UINT32_MAX;
   std::unordered_set<int64_t> pids_;
@@ -176,15 +178,16 @@ void note_segment(TraceIndex& index, const TraceTokenizer::Item& event) {
   index.events_end = event.offset + event.text.size();
 }
 
-void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, TraceIndex& index) {
+void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, SpliceSites sites,
+                  TraceIndex& index) {
   index.display_name = input.display_name();
   auto source = input.open();
   TraceTokenizer tokenizer(*source, input.chunk_size());
-  IndexBuilder builder(index);
+  IndexBuilder builder(index, sites);
   EventParser top_level_parser;
   // Without workers the caller digests each event where the tokenizer holds it
   // (followed by readable slack, as simdjson's padding needs): no copy.
-  EventDigester caller_digester;
+  EventDigester caller_digester(sites);
   std::string caller_arena;
   // Declared before the batches, so that their threads stop before the cores go back.
   BorrowedCores helper_cores(workers == 0 ? spare : nullptr);
@@ -193,7 +196,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, 
   // grows would have it clear fresh pages; without, the cores are busy anyway.
   std::optional<WarmChunkSupply> warm_chunks;
   auto start_workers = [&](unsigned count) {
-    batches.emplace(count);
+    batches.emplace(count, sites);
     warm_chunks.emplace();
   };
   if (workers > 0) start_workers(workers);
@@ -261,9 +264,10 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, 
 
 }  // namespace
 
-TraceIndex build_index(const TraceInput& input, unsigned workers, SpareCores* spare) {
+TraceIndex build_index(const TraceInput& input, unsigned workers, SpareCores* spare,
+                       SpliceSites sites) {
   TraceIndex index;
-  index_events(input, workers, spare, index);
+  index_events(input, workers, spare, sites, index);
   // Pass 1 freed its parsers', batches' and tokenizer's buffers; give the pages
   // back rather than carry them through the plan, the peak of a run.
   trim_heap();

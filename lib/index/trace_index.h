@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "index/groups.h"
+#include "json/splice_site.h"
 #include "util/chunked_vector.h"
 #include "util/string_table.h"
 
@@ -137,6 +138,12 @@ struct EventStart {
   uint64_t index;
 };
 
+// What pass 1 keeps beyond the plan's needs.
+enum class SpliceSites : uint8_t {
+  kSkip,
+  kKeep,  // a merge's: TraceIndex::splice_sites
+};
+
 struct TopLevelValue {
   std::string key;
   std::string text;  // raw JSON
@@ -186,7 +193,10 @@ struct TraceIndex {
     uint64_t value = 0;
   } first_pid_beyond_int64;
   std::vector<int64_t> int_pids;  // sorted, distinct
-  uint64_t graph_launches = 0;    // events named cudaGraphLaunch
+
+  // Merge mode only: per event, where pass 2 splices its pid and ts.
+  ChunkedVector<SpliceSite> splice_sites;
+  uint64_t graph_launches = 0;  // events named cudaGraphLaunch
 
   // Event indexes are stored in 32 bits (4 billion events: a trace of ~1 TB).
   static constexpr uint64_t kMaxEvents = 0xFFFFFFFFull;

@@ -14,6 +14,7 @@
 
 #include "json/canonical_members.h"
 #include "json/event_fields.h"
+#include "json/splice_site.h"
 #include "json/tape_reader.h"
 
 namespace tracecompact {
@@ -46,6 +47,11 @@ class EventParser {
 
   // Validates a standalone JSON value (a top-level value of the trace).
   void validate_value(std::string_view text, std::string_view what);
+
+  // Where a merge splices the last event (kNoSpliceSite unless read off the tape).
+  SpliceSite splice_site() const {
+    return from_tape_ ? tape_.splice_site(document_text_, fields_) : kNoSpliceSite;
+  }
 
   // The last event was read off the DOM tape (not on demand).
   bool read_quickly() const { return from_tape_; }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "json/event_fields.h"
+#include "json/splice_site.h"
 
 namespace tracecompact {
 
@@ -34,6 +35,10 @@ class TapeReader {
   // and append_canonical_slice write them.
   void append_annotation_identity(std::string& out);
   void append_slice_signature(std::string& out);
+
+  // Where a merge splices the last event read (`text` and `fields` as given
+  // to and read by read()), from the parse's structural indexes.
+  SpliceSite splice_site(std::string_view text, const EventFields& fields) const;
 
  private:
   struct Member {

@@ -70,7 +70,9 @@ bool MergedArrows::gathered() const {
   return gathered_future_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
-void MergedArrows::wait_gathered() const { gathered_future_.wait(); }
+void MergedArrows::wait_gathered() const {
+  gathered_future_.wait();
+}
 
 void MergedArrows::start_drawing() {
   build_blocks();

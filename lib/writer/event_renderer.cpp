@@ -84,6 +84,21 @@ bool read_marked_event(std::string_view text, MarkedEvent& event) {
 
 }  // namespace
 
+// A merge's fields from pass 1's splice site, with the tid pass 1 located where
+// the plan moves the event; false: the splicer finds them itself.
+bool EventRenderer::fields_at_site(std::string_view text, uint64_t event_index,
+                                   const EventEdit& edit, ValueSpan tid_span,
+                                   TopLevelFields& fields) const {
+  const auto& sites = plan_.index().splice_sites;
+  if (event_index >= sites.size()) return false;
+  const SpliceSite site = sites[event_index];
+  if (site == kNoSpliceSite || !fields_at_splice_site(text, site, fields)) return false;
+  if (!edit.tid) return true;
+  if (!tid_span.valid() || size_t{tid_span.at} + tid_span.length > text.size()) return false;
+  fields.tid = {tid_span.at, tid_span.length, true};
+  return true;
+}
+
 void EventRenderer::render(std::string_view text, const EventOrigin& origin, EventAction action,
                            JsonOut& out, RankWriteStats& stats) {
   const TraceIndex& index = plan_.index();
@@ -93,6 +108,7 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
   // The top-level fields, once found (with tid), for the merge splicer.
   MarkedEvent marked;
   const TopLevelFields* located = nullptr;
+  ValueSpan tid_span;  // where pass 1 found the tid the plan changes
   switch (action.kind) {
     case EventAction::Kind::kSlice: {
       const SliceRecord& slice = index.slices[action.record];
@@ -103,6 +119,7 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
       }
       edit.tid = edit.stream = lane_tid;
       stream_span = slice.stream_span;
+      tid_span = slice.tid_span;
       rewrite = true;
       break;
     }
@@ -110,6 +127,7 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
       const AnnotationOutcome& outcome = plan_.annotation_outcomes()[action.record];
       if (!outcome.kept()) return;
       if (outcome.moved()) edit.tid = plan_.annotation_tid(action.record);
+      tid_span = outcome.tid_span;
       if (outcome.retimed()) {
         const RetimedAnnotation& merged = plan_.retimed_interval(action.record);
         edit.ts = merged.ts;
@@ -169,9 +187,14 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
     case EventAction::Kind::kCopy:
       break;
   }
-  if (!rewrite)
+  if (!rewrite) {
     out.raw(text);
-  else if (!merge_ || !splicer_.write(text, edit, stream_span, *merge_, *flow_ids_, out, located))
+    return;
+  }
+  TopLevelFields at_site;
+  if (merge_ && !located && fields_at_site(text, origin.index, edit, tid_span, at_site))
+    located = &at_site;
+  if (!merge_ || !splicer_.write(text, edit, stream_span, *merge_, *flow_ids_, out, located))
     rewriter_.write(text, origin, edit, merge_, out);
 }
 

@@ -10,6 +10,7 @@
 #include "writer/event_rewriter.h"
 #include "writer/json_writer.h"
 #include "writer/merge_splicer.h"
+#include "writer/top_level_fields.h"
 
 namespace tracecompact {
 
@@ -60,6 +61,9 @@ class EventRenderer {
   const std::string& input_name() const { return plan_.index().display_name; }
 
  private:
+  bool fields_at_site(std::string_view text, uint64_t event_index, const EventEdit& edit,
+                      ValueSpan tid_span, TopLevelFields& fields) const;
+
   const CompactionPlan& plan_;
   const MergeEdit* merge_;
   FlowIdWriter* flow_ids_;

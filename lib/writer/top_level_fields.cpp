@@ -224,6 +224,35 @@ bool locate_top_level_fields_by_bytes(std::string_view text, TopLevelFields& fie
   return true;
 }
 
+namespace {
+
+bool is_number_byte(char c) {
+  return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E';
+}
+
+// The number token starting at `at` (kAbsentField: none to find).
+bool number_span_at(std::string_view text, uint16_t at, FieldSpan& span) {
+  if (at == kAbsentField) return true;
+  if (at >= text.size() || !(text[at] == '-' || (text[at] >= '0' && text[at] <= '9'))) return false;
+  size_t end = at + 1;
+#ifdef __AVX2__
+  if (const uint32_t ends = ~number_char_bits(text.data() + at); ends != 0)
+    end = std::min(at + static_cast<size_t>(__builtin_ctz(ends)), text.size());
+  else
+#endif
+    while (end < text.size() && is_number_byte(text[end])) ++end;
+  span = {at, end - at, true};
+  return true;
+}
+
+}  // namespace
+
+bool fields_at_splice_site(std::string_view text, SpliceSite site, TopLevelFields& fields) {
+  fields = {};
+  return number_span_at(text, splice_site_pid(site), fields.pid) &&
+         number_span_at(text, splice_site_ts(site), fields.ts);
+}
+
 bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid) {
 #ifdef __AVX2__
   switch (locate_by_blocks(text, fields, need_tid)) {

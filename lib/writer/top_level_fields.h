@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "json/splice_site.h"
+
 namespace tracecompact {
 
 struct FieldSpan {
@@ -29,6 +31,11 @@ bool is_flow_phase_token(std::string_view ph);
 // Scans 64 bytes at a time where the event has no backslash before the scan
 // stops, else byte by byte; both find the same spans.
 bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid);
+
+// pid and ts where pass 1 found them (`site`, not kNoSpliceSite); ph and the
+// rest not found. False when the text there is no number (the input changed
+// since pass 1): the caller scans instead. `text` as for the scan.
+bool fields_at_splice_site(std::string_view text, SpliceSite site, TopLevelFields& fields);
 
 // The byte-by-byte scan alone, which tests compare the block scan with.
 bool locate_top_level_fields_by_bytes(std::string_view text, TopLevelFields& fields, bool need_tid);

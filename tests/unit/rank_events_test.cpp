@@ -60,10 +60,10 @@ std::vector<std::string> many_events() {
 }
 
 struct Pass2 {
-  explicit Pass2(std::string text)
+  explicit Pass2(std::string text, SpliceSites sites = SpliceSites::kSkip)
       : text_(std::move(text)),
         input(TraceInput::from_memory(text_)),
-        index(build_index(input)),
+        index(build_index(input, 0, nullptr, sites)),
         plan(index) {}
 
   // The events pass 2 writes, as a JSON array.
@@ -114,6 +114,35 @@ TEST_CASE("pass 2 writes the same bytes on any number of render workers") {
     INFO("workers " << workers);
     CHECK(pass.events(workers, nullptr) == single);
     CHECK(pass.events(workers, &merge) == merged);
+  }
+}
+
+TEST_CASE("a merge writes the same events with pass 1's splice sites as without") {
+  std::vector<std::string> events = many_events();
+  // Spellings the sites leave to the field scan, or where the scan finds less.
+  events.push_back(R"({"args": {"pid": 5}, "ph": "X", "pid": 9, "tid": 1, "ts": 3.25})");
+  events.push_back(R"({ "ph" : "X" ,
+    "pid" : 9 , "tid" : 2 , "ts" : 1712197196127.604 , "dur" : 1 })");
+  events.push_back(R"({"ph": "X", "pid": 9, "tid": 3, "dur": 2})");
+  events.push_back(R"({"ph": "X", "pid": "main", "tid": 3, "ts": 4})");
+  events.push_back(R"({"ph": "i", "pid": 9, "tid": 3, "ts": "late"})");
+  events.push_back(R"({"name": ")" + std::string(70000, 'n') +
+                   R"(", "pid": 9, "tid": 1, "ts": 5})");
+  const std::string text = trace(events, ",\"baseTimeNanoseconds\":1");
+  const Pass2 scanned(text), sited(text, SpliceSites::kKeep);
+  REQUIRE(sited.index.splice_sites.size() == sited.index.event_count);
+  CHECK(scanned.index.splice_sites.empty());
+  size_t with_site = 0;
+  for (const SpliceSite site : sited.index.splice_sites) with_site += site != kNoSpliceSite;
+  CHECK(with_site * 2 > sited.index.event_count);
+  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
+  MergeEdit merge;
+  merge.pid_map = &pids;
+  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
+  merge.first_flow_id = 2000000000;
+  for (unsigned workers : {0u, 2u}) {
+    INFO("workers " << workers);
+    CHECK(sited.events(workers, &merge) == scanned.events(workers, &merge));
   }
 }
 
