@@ -29,21 +29,21 @@ struct EventBatch {
 // time where the tokenizer holds them (the caller, without workers).
 class EventDigester {
  public:
-  explicit EventDigester(SpliceSites sites = SpliceSites::kSkip) : sites_(sites) {}
+  explicit EventDigester(PerEventRecords records = PerEventRecords::kNone) : records_(records) {}
   void process(EventBatch& batch);
   // `text` must be followed by simdjson's padding of readable bytes.
   EventDigest digest(std::string_view text, uint64_t index, uint64_t offset, std::string& arena);
 
  private:
   EventParser parser_;
-  const SpliceSites sites_;
+  const PerEventRecords records_;
 };
 
 class EventBatches : public OrderedBatchRing<EventBatch, EventDigester> {
  public:
-  EventBatches(unsigned workers, SpliceSites sites)
+  EventBatches(unsigned workers, PerEventRecords records)
       : OrderedBatchRing(workers, kBatchesPerWorker,
-                         [sites] { return std::make_unique<EventDigester>(sites); }) {}
+                         [records] { return std::make_unique<EventDigester>(records); }) {}
 
  private:
   // The reading thread is pass 1's critical path; a deep ring lets it run on

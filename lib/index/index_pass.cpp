@@ -26,7 +26,7 @@ namespace {
 // Builds the index from digests, in event order, on one thread.
 class IndexBuilder {
  public:
-  IndexBuilder(TraceIndex& index, SpliceSites sites) : index_(index), sites_(sites) {}
+  IndexBuilder(TraceIndex& index, PerEventRecords records) : index_(index), records_(records) {}
 
   void add(const EventDigest& d, const std::string& arena, uint64_t event_index) {
     if (d.has_int_tid) index_.max_int_tid = std::max(index_.max_int_tid.value_or(d.tid), d.tid);
@@ -39,7 +39,7 @@ class IndexBuilder {
       last_pid_ = d.pid;
     }
     if (d.named_launch) ++index_.graph_launches;
-    if (sites_ == SpliceSites::kKeep) index_.splice_sites.push_back(d.splice_site);
+    if (records_ == PerEventRecords::kForMerge) index_.splice_sites.push_back(d.splice_site);
     const std::string_view text(arena.data() + d.text_at, d.text_length);
     switch (d.kind) {
       case EventDigest::kSlice: {
@@ -99,7 +99,7 @@ class IndexBuilder {
   }
 
   TraceIndex& index_;
-  const SpliceSites sites_;
+  const PerEventRecords records_;
   StreamKeyIds annotation_track_ids_;
   uint32_t last_track_ = UINT32_MAX;
   std::unordered_set<int64_t> pids_;
@@ -178,16 +178,16 @@ void note_segment(TraceIndex& index, const TraceTokenizer::Item& event) {
   index.events_end = event.offset + event.text.size();
 }
 
-void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, SpliceSites sites,
-                  TraceIndex& index) {
+void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
+                  PerEventRecords records, TraceIndex& index) {
   index.display_name = input.display_name();
   auto source = input.open();
   TraceTokenizer tokenizer(*source, input.chunk_size());
-  IndexBuilder builder(index, sites);
+  IndexBuilder builder(index, records);
   EventParser top_level_parser;
   // Without workers the caller digests each event where the tokenizer holds it
   // (followed by readable slack, as simdjson's padding needs): no copy.
-  EventDigester caller_digester(sites);
+  EventDigester caller_digester(records);
   std::string caller_arena;
   // Declared before the batches, so that their threads stop before the cores go back.
   BorrowedCores helper_cores(workers == 0 ? spare : nullptr);
@@ -196,7 +196,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, 
   // grows would have it clear fresh pages; without, the cores are busy anyway.
   std::optional<WarmChunkSupply> warm_chunks;
   auto start_workers = [&](unsigned count) {
-    batches.emplace(count, sites);
+    batches.emplace(count, records);
     warm_chunks.emplace();
   };
   if (workers > 0) start_workers(workers);
@@ -247,6 +247,10 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, 
                      " events");
         }
         note_segment(index, item);
+        if (records == PerEventRecords::kForMerge)
+          index.event_lengths.push_back(item.text.size() <= UINT32_MAX
+                                            ? static_cast<uint32_t>(item.text.size())
+                                            : TraceIndex::kLongEvent);
         if (!batches && item.index % kSpareCoreCheckInterval == 0) take_spare_cores();
         take_event(item);
         break;
@@ -265,9 +269,9 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare, 
 }  // namespace
 
 TraceIndex build_index(const TraceInput& input, unsigned workers, SpareCores* spare,
-                       SpliceSites sites) {
+                       PerEventRecords records) {
   TraceIndex index;
-  index_events(input, workers, spare, sites, index);
+  index_events(input, workers, spare, records, index);
   // Pass 1 freed its parsers', batches' and tokenizer's buffers; give the pages
   // back rather than carry them through the plan, the peak of a run.
   trim_heap();

@@ -12,9 +12,9 @@ namespace tracecompact {
 // pass_workers()). With 0 workers and `spare`, the calling thread looks for
 // spare cores as it reads, and once it finds some parses the rest of the events
 // on as many workers, giving the cores back at the end. The index is the same
-// either way. A merge keeps each event's splice site (`sites`).
+// either way. A merge keeps more of each event (`records`).
 TraceIndex build_index(const TraceInput& input, unsigned workers = 0, SpareCores* spare = nullptr,
-                       SpliceSites sites = SpliceSites::kSkip);
+                       PerEventRecords records = PerEventRecords::kNone);
 
 // Last segment of a (possibly "PP rank r | "-prefixed) thread name.
 std::string_view lane_name_tail(std::string_view name);

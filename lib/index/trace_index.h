@@ -138,10 +138,10 @@ struct EventStart {
   uint64_t index;
 };
 
-// What pass 1 keeps beyond the plan's needs.
-enum class SpliceSites : uint8_t {
-  kSkip,
-  kKeep,  // a merge's: TraceIndex::splice_sites
+// What pass 1 keeps of every event, beyond the plan's needs.
+enum class PerEventRecords : uint8_t {
+  kNone,
+  kForMerge,  // TraceIndex::splice_sites and event_lengths (8 bytes per event)
 };
 
 struct TopLevelValue {
@@ -194,8 +194,12 @@ struct TraceIndex {
   } first_pid_beyond_int64;
   std::vector<int64_t> int_pids;  // sorted, distinct
 
-  // Merge mode only: per event, where pass 2 splices its pid and ts.
+  // Merge mode only (PerEventRecords::kForMerge), per event: where pass 2
+  // splices its pid and ts, and its length (kLongEvent: longer than 32 bits),
+  // so that pass 2 finds neither by scanning.
   ChunkedVector<SpliceSite> splice_sites;
+  ChunkedVector<uint32_t> event_lengths;
+  static constexpr uint32_t kLongEvent = 0;
   uint64_t graph_launches = 0;  // events named cudaGraphLaunch
 
   // Event indexes are stored in 32 bits (4 billion events: a trace of ~1 TB).

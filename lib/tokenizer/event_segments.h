@@ -71,14 +71,17 @@ class SegmentReader {
 
 // Calls visit(text, event_index, offset) for each event of `segment`, in
 // order; throws (an I/O error: the input changed) if the segment does not hold
-// exactly its events.
+// exactly its events. With `lengths` (pass 1's, per event), an event ends
+// there if it ends with '}' (else it is scanned for).
 template <typename Visit>
-void for_each_event(const EventSegment& segment, const std::string& input_name, Visit visit);
+void for_each_event(const EventSegment& segment, const std::string& input_name,
+                    const ChunkedVector<uint32_t>* lengths, Visit visit);
 
 [[noreturn]] void fail_segment_changed(const std::string& input_name);
 
 template <typename Visit>
-void for_each_event(const EventSegment& segment, const std::string& input_name, Visit visit) {
+void for_each_event(const EventSegment& segment, const std::string& input_name,
+                    const ChunkedVector<uint32_t>* lengths, Visit visit) {
   const char* data = segment.bytes.data();
   const size_t size = segment.size;
   size_t at = 0;
@@ -90,9 +93,13 @@ void for_each_event(const EventSegment& segment, const std::string& input_name, 
       while (at < size && is_json_whitespace(data[at])) ++at;
     }
     if (at == size || data[at] != '{') fail_segment_changed(input_name);
-    ScanState state;
-    const size_t end = scan_to_value_end(data, at, size, state);
-    if (state.depth != 0) fail_segment_changed(input_name);
+    const size_t length = lengths ? (*lengths)[segment.first_index + k] : TraceIndex::kLongEvent;
+    size_t end = at + length;
+    if (length == TraceIndex::kLongEvent || end > size || data[end - 1] != '}') {
+      ScanState state;
+      end = scan_to_value_end(data, at, size, state);
+      if (state.depth != 0) fail_segment_changed(input_name);
+    }
     visit(std::string_view(data + at, end - at), segment.first_index + k, segment.offset + at);
     at = end;
   }

@@ -59,6 +59,7 @@ class EventRenderer {
   void render(std::string_view text, const EventOrigin& origin, EventAction action, JsonOut& out,
               RankWriteStats& stats);
   const std::string& input_name() const { return plan_.index().display_name; }
+  const TraceIndex& index() const { return plan_.index(); }
 
  private:
   bool fields_at_site(std::string_view text, uint64_t event_index, const EventEdit& edit,

@@ -59,7 +59,9 @@ void RenderWorker::process(RenderBatch& batch) {
     out_.start_array();
     if (batch.read_from) read_segment_at(*batch.read_from, batch.segment, renderer_.input_name());
     size_t i = 0;
-    for_each_event(batch.segment, renderer_.input_name(),
+    const TraceIndex& index = renderer_.index();
+    const auto* lengths = index.event_lengths.empty() ? nullptr : &index.event_lengths;
+    for_each_event(batch.segment, renderer_.input_name(), lengths,
                    [&](std::string_view text, uint64_t index, uint64_t offset) {
                      renderer_.render(text, {index, offset}, batch.actions[i++], out_, batch.stats);
                    });

@@ -49,7 +49,9 @@ std::vector<FoundEvent> segment_events(const std::string& text, const TraceIndex
                                        Reading reading = Reading::kInOrder) {
   std::vector<FoundEvent> events;
   auto collect = [&](const EventSegment& segment) {
-    for_each_event(segment, index.display_name,
+    // A merge's pass 1 keeps every event's length: the events end there.
+    const auto* lengths = index.event_lengths.empty() ? nullptr : &index.event_lengths;
+    for_each_event(segment, index.display_name, lengths,
                    [&](std::string_view event, uint64_t event_index, uint64_t offset) {
                      events.push_back({std::string(event), event_index, offset});
                    });
@@ -93,6 +95,8 @@ std::string varied_trace(int count) {
 }  // namespace
 
 TEST_CASE("segments hold exactly the events the tokenizer finds") {
+  const PerEventRecords records = GENERATE(PerEventRecords::kNone, PerEventRecords::kForMerge);
+  INFO((records == PerEventRecords::kNone ? "events scanned for" : "events at pass 1's lengths"));
   for (int count : {0, 1, 7, 20000}) {
     INFO("events " << count);
     const std::string text = varied_trace(count);
@@ -105,7 +109,9 @@ TEST_CASE("segments hold exactly the events the tokenizer finds") {
       CHECK(segment_events(text, empty, Reading::kAtOffsets).empty());
       continue;
     }
-    const TraceIndex index = build_index(input);
+    const TraceIndex index = build_index(input, 0, nullptr, records);
+    CHECK(index.event_lengths.size() ==
+          (records == PerEventRecords::kForMerge ? index.event_count : 0));
     if (count == 20000) CHECK(index.segment_starts.size() > 4);  // several segments
     CHECK(segment_events(text, index) == tokenizer_events(text));
     CHECK(segment_events(text, index, Reading::kAtOffsets) == tokenizer_events(text));
@@ -133,9 +139,11 @@ TEST_CASE("segments start at events about every segment's length") {
 
 TEST_CASE("an input that no longer holds pass 1's events is reported as changed") {
   const std::string text = varied_trace(20000);
-  const TraceIndex index = build_index(TraceInput::from_memory(text));
+  const PerEventRecords records = GENERATE(PerEventRecords::kNone, PerEventRecords::kForMerge);
+  const TraceIndex index = build_index(TraceInput::from_memory(text), 0, nullptr, records);
   const Reading reading = GENERATE(Reading::kInOrder, Reading::kAtOffsets);
   INFO((reading == Reading::kInOrder ? "read in order" : "read at offsets"));
+  INFO((records == PerEventRecords::kNone ? "events scanned for" : "events at pass 1's lengths"));
   auto error_of = [&](const std::string& changed) -> std::string {
     try {
       segment_events(changed, index, reading);

@@ -60,10 +60,10 @@ std::vector<std::string> many_events() {
 }
 
 struct Pass2 {
-  explicit Pass2(std::string text, SpliceSites sites = SpliceSites::kSkip)
+  explicit Pass2(std::string text, PerEventRecords records = PerEventRecords::kNone)
       : text_(std::move(text)),
         input(TraceInput::from_memory(text_)),
-        index(build_index(input, 0, nullptr, sites)),
+        index(build_index(input, 0, nullptr, records)),
         plan(index) {}
 
   // The events pass 2 writes, as a JSON array.
@@ -129,7 +129,7 @@ TEST_CASE("a merge writes the same events with pass 1's splice sites as without"
   events.push_back(R"({"name": ")" + std::string(70000, 'n') +
                    R"(", "pid": 9, "tid": 1, "ts": 5})");
   const std::string text = trace(events, ",\"baseTimeNanoseconds\":1");
-  const Pass2 scanned(text), sited(text, SpliceSites::kKeep);
+  const Pass2 scanned(text), sited(text, PerEventRecords::kForMerge);
   REQUIRE(sited.index.splice_sites.size() == sited.index.event_count);
   CHECK(scanned.index.splice_sites.empty());
   size_t with_site = 0;
