@@ -23,6 +23,18 @@
 namespace tracecompact {
 namespace {
 
+// Appends event `event_index`'s record while the index's grant allows: a block
+// of records at a time, the first refusal ending them (the events after are
+// scanned for in pass 2).
+template <typename T>
+void keep_record(TraceIndex& index, ChunkedVector<T>& records, uint64_t event_index, T record) {
+  if (records.size() != event_index) return;  // refused before
+  if (event_index % TraceIndex::kRecordBlock == 0 &&
+      !index.record_grant.take(TraceIndex::kRecordBlock * sizeof(T), index.slices.size()))
+    return;
+  records.push_back(record);
+}
+
 // Builds the index from digests, in event order, on one thread.
 class IndexBuilder {
  public:
@@ -39,7 +51,8 @@ class IndexBuilder {
       last_pid_ = d.pid;
     }
     if (d.named_launch) ++index_.graph_launches;
-    if (records_ == PerEventRecords::kForMerge) index_.splice_sites.push_back(d.splice_site);
+    if (records_ == PerEventRecords::kForMerge)
+      keep_record(index_, index_.splice_sites, event_index, d.splice_site);
     const std::string_view text(arena.data() + d.text_at, d.text_length);
     switch (d.kind) {
       case EventDigest::kSlice: {
@@ -179,8 +192,10 @@ void note_segment(TraceIndex& index, const TraceTokenizer::Item& event) {
 }
 
 void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
-                  PerEventRecords records, TraceIndex& index) {
+                  PerEventRecords records, std::shared_ptr<RecordBudget> budget,
+                  TraceIndex& index) {
   index.display_name = input.display_name();
+  index.record_grant = RecordGrant(std::move(budget));
   auto source = input.open();
   TraceTokenizer tokenizer(*source, input.chunk_size());
   IndexBuilder builder(index, records);
@@ -248,9 +263,9 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
         }
         note_segment(index, item);
         if (records == PerEventRecords::kForMerge)
-          index.event_lengths.push_back(item.text.size() <= UINT32_MAX
-                                            ? static_cast<uint32_t>(item.text.size())
-                                            : TraceIndex::kLongEvent);
+          keep_record(index, index.event_lengths, item.index,
+                      item.text.size() <= UINT32_MAX ? static_cast<uint32_t>(item.text.size())
+                                                     : TraceIndex::kLongEvent);
         if (!batches && item.index % kSpareCoreCheckInterval == 0) take_spare_cores();
         take_event(item);
         break;
@@ -269,9 +284,9 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
 }  // namespace
 
 TraceIndex build_index(const TraceInput& input, unsigned workers, SpareCores* spare,
-                       PerEventRecords records) {
+                       PerEventRecords records, std::shared_ptr<RecordBudget> record_budget) {
   TraceIndex index;
-  index_events(input, workers, spare, records, index);
+  index_events(input, workers, spare, records, std::move(record_budget), index);
   // Pass 1 freed its parsers', batches' and tokenizer's buffers; give the pages
   // back rather than carry them through the plan, the peak of a run.
   trim_heap();

@@ -1,6 +1,8 @@
 // Pass 1: reads a whole trace once and builds its TraceIndex.
 #pragma once
 
+#include <memory>
+
 #include "index/trace_index.h"
 #include "json/event_fields.h"
 #include "source/trace_input.h"
@@ -12,9 +14,11 @@ namespace tracecompact {
 // pass_workers()). With 0 workers and `spare`, the calling thread looks for
 // spare cores as it reads, and once it finds some parses the rest of the events
 // on as many workers, giving the cores back at the end. The index is the same
-// either way. A merge keeps more of each event (`records`).
+// either way. A merge keeps more of each event (`records`), within
+// `record_budget` if given (shared by its ranks).
 TraceIndex build_index(const TraceInput& input, unsigned workers = 0, SpareCores* spare = nullptr,
-                       PerEventRecords records = PerEventRecords::kNone);
+                       PerEventRecords records = PerEventRecords::kNone,
+                       std::shared_ptr<RecordBudget> record_budget = nullptr);
 
 // Last segment of a (possibly "PP rank r | "-prefixed) thread name.
 std::string_view lane_name_tail(std::string_view name);

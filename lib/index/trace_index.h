@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "index/groups.h"
+#include "index/record_budget.h"
 #include "json/splice_site.h"
 #include "util/chunked_vector.h"
 #include "util/string_table.h"
@@ -196,10 +197,14 @@ struct TraceIndex {
 
   // Merge mode only (PerEventRecords::kForMerge), per event: where pass 2
   // splices its pid and ts, and its length (kLongEvent: longer than 32 bits),
-  // so that pass 2 finds neither by scanning.
+  // so that pass 2 finds neither by scanning. Each holds the records of the
+  // first events only (as many as record_grant allowed, a block at a time);
+  // the events after them are scanned.
   ChunkedVector<SpliceSite> splice_sites;
   ChunkedVector<uint32_t> event_lengths;
   static constexpr uint32_t kLongEvent = 0;
+  static constexpr uint64_t kRecordBlock = 16384;  // events per take from the budget
+  RecordGrant record_grant;
   uint64_t graph_launches = 0;  // events named cudaGraphLaunch
 
   // Event indexes are stored in 32 bits (4 billion events: a trace of ~1 TB).

@@ -30,7 +30,11 @@ namespace {
 
 std::vector<Rank> ranks_of(const std::vector<RankFile>& files) {
   std::vector<Rank> ranks(files.size());
-  for (size_t i = 0; i < files.size(); ++i) ranks[i].file = files[i];
+  const auto record_budget = std::make_shared<RecordBudget>();
+  for (size_t i = 0; i < files.size(); ++i) {
+    ranks[i].file = files[i];
+    ranks[i].record_budget = record_budget;
+  }
   return ranks;
 }
 

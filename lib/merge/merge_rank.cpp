@@ -17,7 +17,7 @@ void Rank::index_and_plan(unsigned requested_threads, bool side_by_side, SpareCo
   open_input();
   const unsigned workers = side_by_side ? 0 : pass_workers(requested_threads, input->chunk_size());
   SpareCores* rank_spare = side_by_side && worth_workers(input->chunk_size()) ? spare : nullptr;
-  index = build_index(*input, workers, rank_spare, PerEventRecords::kForMerge);
+  index = build_index(*input, workers, rank_spare, PerEventRecords::kForMerge, record_budget);
   metadata = read_trace_metadata(index);
   first_pid_beyond_int64 = index.first_pid_beyond_int64;
   BorrowedCores plan_helper(rank_spare);

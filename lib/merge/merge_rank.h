@@ -21,6 +21,7 @@ class SpareCores;
 
 struct Rank {
   RankFile file;
+  std::shared_ptr<RecordBudget> record_budget;  // the merge's, shared by its ranks
   std::unique_ptr<TraceInput> input;
   TraceIndex index;
   TraceMetadata metadata;

@@ -71,8 +71,8 @@ class SegmentReader {
 
 // Calls visit(text, event_index, offset) for each event of `segment`, in
 // order; throws (an I/O error: the input changed) if the segment does not hold
-// exactly its events. With `lengths` (pass 1's, per event), an event ends
-// there if it ends with '}' (else it is scanned for).
+// exactly its events. With `lengths` (pass 1's, for the first events), an
+// event with one ends there if it ends with '}' (else it is scanned for).
 template <typename Visit>
 void for_each_event(const EventSegment& segment, const std::string& input_name,
                     const ChunkedVector<uint32_t>* lengths, Visit visit);
@@ -84,6 +84,7 @@ void for_each_event(const EventSegment& segment, const std::string& input_name,
                     const ChunkedVector<uint32_t>* lengths, Visit visit) {
   const char* data = segment.bytes.data();
   const size_t size = segment.size;
+  const uint64_t with_length = lengths ? lengths->size() : 0;
   size_t at = 0;
   for (uint64_t k = 0; k < segment.event_count; ++k) {
     if (k > 0) {  // separators: whitespace, one ',', whitespace
@@ -93,14 +94,16 @@ void for_each_event(const EventSegment& segment, const std::string& input_name,
       while (at < size && is_json_whitespace(data[at])) ++at;
     }
     if (at == size || data[at] != '{') fail_segment_changed(input_name);
-    const size_t length = lengths ? (*lengths)[segment.first_index + k] : TraceIndex::kLongEvent;
+    const uint64_t event_index = segment.first_index + k;
+    const size_t length =
+        event_index < with_length ? (*lengths)[event_index] : TraceIndex::kLongEvent;
     size_t end = at + length;
     if (length == TraceIndex::kLongEvent || end > size || data[end - 1] != '}') {
       ScanState state;
       end = scan_to_value_end(data, at, size, state);
       if (state.depth != 0) fail_segment_changed(input_name);
     }
-    visit(std::string_view(data + at, end - at), segment.first_index + k, segment.offset + at);
+    visit(std::string_view(data + at, end - at), event_index, segment.offset + at);
     at = end;
   }
   // What follows the last event up to the next segment: its separator.

@@ -5,6 +5,8 @@
 #include <rapidjson/document.h>
 #include <catch2/catch.hpp>
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -60,10 +62,11 @@ std::vector<std::string> many_events() {
 }
 
 struct Pass2 {
-  explicit Pass2(std::string text, PerEventRecords records = PerEventRecords::kNone)
+  explicit Pass2(std::string text, PerEventRecords records = PerEventRecords::kNone,
+                 std::shared_ptr<RecordBudget> budget = nullptr)
       : text_(std::move(text)),
         input(TraceInput::from_memory(text_)),
-        index(build_index(input, 0, nullptr, records)),
+        index(build_index(input, 0, nullptr, records, std::move(budget))),
         plan(index) {}
 
   // The events pass 2 writes, as a JSON array.
@@ -144,6 +147,31 @@ TEST_CASE("a merge writes the same events with pass 1's splice sites as without"
     INFO("workers " << workers);
     CHECK(sited.events(workers, &merge) == scanned.events(workers, &merge));
   }
+}
+
+TEST_CASE("a merge's records end where its budget does, and the events after them are scanned") {
+  const std::string text = trace(many_events(), ",\"baseTimeNanoseconds\":1");
+  constexpr uint64_t kBlock = TraceIndex::kRecordBlock;
+  // Three blocks of 4-byte records, no allowance per slice: event lengths (taken
+  // first, as the tokenizer reads ahead) get two, splice sites one.
+  auto budget = std::make_shared<RecordBudget>(3 * kBlock * 4, 0);
+  const Pass2 scanned(text);
+  std::optional<Pass2> limited(std::in_place, text, PerEventRecords::kForMerge, budget);
+  REQUIRE(limited->index.event_count > 2 * kBlock);
+  CHECK(limited->index.event_lengths.size() == 2 * kBlock);
+  CHECK(limited->index.splice_sites.size() == kBlock);
+  CHECK(!budget->try_take(1));
+  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
+  MergeEdit merge;
+  merge.pid_map = &pids;
+  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
+  merge.first_flow_id = 2000000000;
+  for (unsigned workers : {0u, 2u}) {
+    INFO("workers " << workers);
+    CHECK(limited->events(workers, &merge) == scanned.events(workers, &merge));
+  }
+  limited.reset();  // the index goes, and its records' share with it
+  CHECK(budget->try_take(3 * kBlock * 4));
 }
 
 TEST_CASE("a merged pid beyond 64 bits is kept as it is, not read as another pid") {

@@ -1,0 +1,74 @@
+// How much of a merge's per-event records (TraceIndex::splice_sites and
+// event_lengths, 4 bytes each per event) its ranks may hold at once.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+namespace tracecompact {
+
+// The records only spare pass 2 a scan, and the memory bound is per measured
+// slice, so they are kept within a fixed allowance plus one per slice indexed
+// (by every rank of the merge): generated traces (two events per slice) keep
+// all of theirs, while traces with many events per slice (real Kineto traces:
+// seven, their CPU events first) keep those of their first events only and
+// have the rest scanned for.
+class RecordBudget {
+ public:
+  static constexpr uint64_t kFixedBytes = uint64_t{8} << 20;
+  static constexpr uint64_t kBytesPerSlice = 16;
+
+  explicit RecordBudget(uint64_t fixed_bytes = kFixedBytes,
+                        uint64_t bytes_per_slice = kBytesPerSlice)
+      : left_(static_cast<int64_t>(fixed_bytes)), bytes_per_slice_(bytes_per_slice) {}
+  RecordBudget(const RecordBudget&) = delete;
+  RecordBudget& operator=(const RecordBudget&) = delete;
+
+  // Takes `bytes` if that much is left; false (nothing taken) if not.
+  bool try_take(uint64_t bytes);
+  void give_back(uint64_t bytes) { left_.fetch_add(static_cast<int64_t>(bytes)); }
+  // Slices indexed: the allowance grows by theirs.
+  void add_slices(uint64_t count) {
+    left_.fetch_add(static_cast<int64_t>(count * bytes_per_slice_));
+  }
+
+ private:
+  std::atomic<int64_t> left_;
+  const uint64_t bytes_per_slice_;
+};
+
+// One index's share of a budget, given back when the index goes. Without a
+// budget every take succeeds (a single trace's tests, tools).
+class RecordGrant {
+ public:
+  RecordGrant() = default;
+  explicit RecordGrant(std::shared_ptr<RecordBudget> budget) : budget_(std::move(budget)) {}
+  RecordGrant(RecordGrant&& other) noexcept { swap(other); }
+  RecordGrant& operator=(RecordGrant&& other) noexcept {
+    RecordGrant old(std::move(other));
+    swap(old);
+    return *this;
+  }
+  ~RecordGrant() {
+    if (budget_) budget_->give_back(taken_);
+  }
+
+  // Credits the slices indexed since the last call, then takes `bytes`.
+  bool take(uint64_t bytes, uint64_t slices_indexed);
+  uint64_t taken() const { return taken_; }
+
+ private:
+  void swap(RecordGrant& other) noexcept {
+    std::swap(budget_, other.budget_);
+    std::swap(taken_, other.taken_);
+    std::swap(slices_credited_, other.slices_credited_);
+  }
+
+  std::shared_ptr<RecordBudget> budget_;
+  uint64_t taken_ = 0;
+  uint64_t slices_credited_ = 0;
+};
+
+}  // namespace tracecompact
