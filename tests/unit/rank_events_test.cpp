@@ -96,6 +96,20 @@ struct Pass2 {
   CompactionPlan plan;
 };
 
+// A merge's pass 2 (pids renumbered, ts shifted, flow ids renumbered) of `pass`
+// against `reference`'s, on the calling thread and on two render workers.
+void check_same_merged_events(const Pass2& pass, const Pass2& reference) {
+  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
+  MergeEdit merge;
+  merge.pid_map = &pids;
+  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
+  merge.first_flow_id = 2000000000;
+  for (unsigned workers : {0u, 2u}) {
+    INFO("workers " << workers);
+    CHECK(pass.events(workers, &merge) == reference.events(workers, &merge));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("pass 2 writes the same bytes on any number of render workers") {
@@ -138,15 +152,7 @@ TEST_CASE("a merge writes the same events with pass 1's splice sites as without"
   size_t with_site = 0;
   for (const SpliceSite site : sited.index.splice_sites) with_site += site != kNoSpliceSite;
   CHECK(with_site * 2 > sited.index.event_count);
-  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
-  MergeEdit merge;
-  merge.pid_map = &pids;
-  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
-  merge.first_flow_id = 2000000000;
-  for (unsigned workers : {0u, 2u}) {
-    INFO("workers " << workers);
-    CHECK(sited.events(workers, &merge) == scanned.events(workers, &merge));
-  }
+  check_same_merged_events(sited, scanned);
 }
 
 TEST_CASE("a merge's records end where its budget does, and the events after them are scanned") {
@@ -161,15 +167,7 @@ TEST_CASE("a merge's records end where its budget does, and the events after the
   CHECK(limited->index.event_lengths.size() == 2 * kBlock);
   CHECK(limited->index.splice_sites.size() == kBlock);
   CHECK(!budget->try_take(1));
-  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
-  MergeEdit merge;
-  merge.pid_map = &pids;
-  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
-  merge.first_flow_id = 2000000000;
-  for (unsigned workers : {0u, 2u}) {
-    INFO("workers " << workers);
-    CHECK(limited->events(workers, &merge) == scanned.events(workers, &merge));
-  }
+  check_same_merged_events(*limited, scanned);
   limited.reset();  // the index goes, and its records' share with it
   CHECK(budget->try_take(3 * kBlock * 4));
 }
