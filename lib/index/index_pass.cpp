@@ -25,14 +25,16 @@ namespace {
 
 // Appends event `event_index`'s record while the index's grant allows: a block
 // of records at a time, the first refusal ending them (the events after are
-// scanned for in pass 2).
+// scanned for in pass 2). The slices indexed are credited at every block, taken
+// or not, so that the ranks read later have their allowance.
 template <typename T>
 void keep_record(TraceIndex& index, ChunkedVector<T>& records, uint64_t event_index, T record) {
-  if (records.size() != event_index) return;  // refused before
-  if (event_index % TraceIndex::kRecordBlock == 0 &&
-      !index.record_grant.take(TraceIndex::kRecordBlock * sizeof(T), index.slices.size()))
-    return;
-  records.push_back(record);
+  const bool kept_so_far = records.size() == event_index;
+  if (event_index % TraceIndex::kRecordBlock == 0) {
+    index.record_grant.credit_slices(index.slices.size());
+    if (kept_so_far && !index.record_grant.take(TraceIndex::kRecordBlock * sizeof(T))) return;
+  }
+  if (kept_so_far) records.push_back(record);
 }
 
 // Builds the index from digests, in event order, on one thread.
@@ -278,6 +280,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   index.event_count = tokenizer.events_seen();
   index.input_bytes = tokenizer.bytes_consumed();
   builder.finish();
+  index.record_grant.credit_slices(index.slices.size());
   if (index.slices.empty()) fail_input("trace contains no GPU kernel/memcpy/memset slices");
 }
 

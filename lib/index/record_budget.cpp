@@ -11,12 +11,14 @@ bool RecordBudget::try_take(uint64_t bytes) {
   return true;
 }
 
-bool RecordGrant::take(uint64_t bytes, uint64_t slices_indexed) {
+void RecordGrant::credit_slices(uint64_t slices_indexed) {
+  if (!budget_ || slices_indexed <= slices_credited_) return;
+  budget_->add_slices(slices_indexed - slices_credited_);
+  slices_credited_ = slices_indexed;
+}
+
+bool RecordGrant::take(uint64_t bytes) {
   if (!budget_) return true;
-  if (slices_indexed > slices_credited_) {
-    budget_->add_slices(slices_indexed - slices_credited_);
-    slices_credited_ = slices_indexed;
-  }
   if (!budget_->try_take(bytes)) return false;
   taken_ += bytes;
   return true;

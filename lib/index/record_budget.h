@@ -10,15 +10,19 @@
 namespace tracecompact {
 
 // The records only spare pass 2 a scan, and the memory bound is per measured
-// slice, so they are kept within a fixed allowance plus one per slice indexed
-// (by every rank of the merge): generated traces (two events per slice) keep
-// all of theirs, while traces with many events per slice (real Kineto traces:
-// seven, their CPU events first) keep those of their first events only and
-// have the rest scanned for.
+// slice (64 MiB + 64 bytes each), so they are kept within a fixed allowance
+// plus one per slice indexed by every rank of the merge. The index itself takes
+// ~58 bytes per slice of the generated traces when a merge holds every rank's
+// at once (423 MiB of 485 at 5 GB, --threads 1; pass 1 may run that far ahead
+// of a slow writer in the other schedule too), and the records' chunks round
+// up, which leaves the records 4: those traces (two events per slice) keep
+// all of theirs up to ~250 MB per rank and part beyond, traces with many
+// events per slice (real Kineto traces: seven, their CPU events first) those
+// of their first events; the rest are scanned for.
 class RecordBudget {
  public:
   static constexpr uint64_t kFixedBytes = uint64_t{8} << 20;
-  static constexpr uint64_t kBytesPerSlice = 16;
+  static constexpr uint64_t kBytesPerSlice = 4;
 
   explicit RecordBudget(uint64_t fixed_bytes = kFixedBytes,
                         uint64_t bytes_per_slice = kBytesPerSlice)
@@ -55,8 +59,11 @@ class RecordGrant {
     if (budget_) budget_->give_back(taken_);
   }
 
-  // Credits the slices indexed since the last call, then takes `bytes`.
-  bool take(uint64_t bytes, uint64_t slices_indexed);
+  // Credits the budget with the slices indexed since the last call (this
+  // index's `slices_indexed` in all), whether or not it still takes.
+  void credit_slices(uint64_t slices_indexed);
+  // Takes `bytes` if the budget has them; false (nothing taken) if not.
+  bool take(uint64_t bytes);
   uint64_t taken() const { return taken_; }
 
  private:

@@ -172,6 +172,23 @@ TEST_CASE("a merge's records end where its budget does, and the events after the
   CHECK(budget->try_take(3 * kBlock * 4));
 }
 
+TEST_CASE("a rank whose records ran out still widens the budget for the ranks read after it") {
+  const std::string text = trace(many_events(), ",\"baseTimeNanoseconds\":1");
+  constexpr uint64_t kBlock = TraceIndex::kRecordBlock;
+  // Two blocks, then 8 bytes per slice: the first rank's second blocks come
+  // before it has indexed enough slices for them; its slices after that are
+  // what lets the next rank keep records.
+  auto budget = std::make_shared<RecordBudget>(2 * kBlock * 4, 8);
+  const Pass2 first(text, PerEventRecords::kForMerge, budget);
+  REQUIRE(first.index.event_count > 2 * kBlock);
+  REQUIRE(first.index.slices.size() * 8 > kBlock * 4);
+  CHECK(first.index.event_lengths.size() == kBlock);
+  CHECK(first.index.splice_sites.size() == kBlock);
+  const Pass2 second(text, PerEventRecords::kForMerge, budget);
+  CHECK(second.index.event_lengths.size() >= kBlock);
+  check_same_merged_events(second, first);
+}
+
 TEST_CASE("a merged pid beyond 64 bits is kept as it is, not read as another pid") {
   std::vector<std::string> events = many_events();
   const std::string huge_pid =

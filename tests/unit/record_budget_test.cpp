@@ -24,22 +24,29 @@ TEST_CASE("a record budget takes what is left and no more") {
 TEST_CASE("slices indexed widen a record budget") {
   auto budget = std::make_shared<RecordBudget>(0, 16);
   RecordGrant grant(budget);
-  CHECK(!grant.take(32, 1));
-  CHECK(grant.take(32, 2));   // credited once: two slices in all, not three
-  CHECK(!grant.take(16, 2));  // no new slices
-  CHECK(grant.take(16, 3));
+  grant.credit_slices(1);
+  CHECK(!grant.take(32));
+  grant.credit_slices(2);  // one more slice: two in all, not three
+  CHECK(grant.take(32));
+  grant.credit_slices(2);  // no new slices
+  CHECK(!grant.take(16));
+  grant.credit_slices(3);
+  CHECK(grant.take(16));
   CHECK(grant.taken() == 48);
+  RecordGrant other(budget);  // the slices credit the budget, not the grant
+  grant.credit_slices(5);
+  CHECK(other.take(32));
 }
 
 TEST_CASE("a grant gives its share back when it goes, moved or not") {
   auto budget = std::make_shared<RecordBudget>(100, 0);
   {
     RecordGrant grant(budget);
-    REQUIRE(grant.take(70, 0));
+    REQUIRE(grant.take(70));
     RecordGrant moved(std::move(grant));
     CHECK(!budget->try_take(31));
     RecordGrant replaced(budget);
-    REQUIRE(replaced.take(30, 0));
+    REQUIRE(replaced.take(30));
     replaced = std::move(moved);  // the 30 go back; the 70 move
     CHECK(budget->try_take(30));
     budget->give_back(30);
@@ -50,7 +57,7 @@ TEST_CASE("a grant gives its share back when it goes, moved or not") {
 
 TEST_CASE("without a budget every take succeeds") {
   RecordGrant grant;
-  CHECK(grant.take(uint64_t{1} << 40, 0));
+  CHECK(grant.take(uint64_t{1} << 40));
 }
 
 TEST_CASE("ranks taking from one budget at once never take more than it holds") {
@@ -61,7 +68,7 @@ TEST_CASE("ranks taking from one budget at once never take more than it holds") 
     std::vector<std::thread> threads;
     for (auto& grant : grants)
       threads.emplace_back([&grant] {
-        while (grant.take(8, 0)) {
+        while (grant.take(8)) {
         }
       });
     for (auto& thread : threads) thread.join();
