@@ -63,6 +63,9 @@ error_code read_oversized_integer(std::string_view token, error_code error, Json
   return simdjson::SUCCESS;
 }
 
+// Tokens up to this long hold at most 19 digits, which simdjson's get_number() reads.
+constexpr size_t kLongestQuickNumber = 19;
+
 // Numbers: simdjson validates them; the token text decides integer-ness (spec 0:
 // "-0" is the integer 0, while simdjson reads it as a double).
 error_code read_number(od::value& value, JsonScalar& out) {
@@ -88,6 +91,14 @@ error_code read_number(od::value& value, JsonScalar& out) {
       break;
     default:
       out.number = number.get_double();
+      if (token.size() > kLongestQuickNumber) {
+        // simdjson 3.0.1's get_number() leaves 0 for a decimal of more than
+        // 19 digits (its slow path writes no value there): read the token.
+        const auto parsed = std::from_chars(token.data(), token.data() + token.size(), out.number);
+        if (parsed.ec != std::errc() || parsed.ptr != token.data() + token.size() ||
+            !std::isfinite(out.number))
+          return simdjson::NUMBER_ERROR;
+      }
       out.integer = out.number == 0 && is_integer_token(token);
       out.int_value = 0;
       if (out.integer) out.number = 0.0;

@@ -4,6 +4,7 @@
 // every event of the fixtures, on hand-picked spellings, and on mutations.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -153,6 +154,33 @@ TEST_CASE("both readers read unusual spellings alike") {
   CHECK_FALSE(check_alike(events[11]));  // beyond 64 bits
   CHECK_FALSE(check_alike(events[21]));  // deeper than the quick reader goes
   CHECK_FALSE(check_alike(events[22]));  // larger than the quick reader takes
+}
+
+// simdjson 3.0.1's on-demand get_number() gave 0 for these (more than 19
+// digits); the on-demand reader takes events with escaped keys, over 64 KiB, or
+// deeper than the tape reader goes.
+TEST_CASE("both readers read numbers of more than 19 digits as their values") {
+  const std::vector<std::string> numbers = {
+      "1234567890277.956000",      "5.0000000000000000000",    "-5.0000000000000000000",
+      "1.00000000000000000000e5",  "123456789012345678.0",     "0.00000000000000000001",
+      "1712278563335.34700000000", "2.5000000000000000000E-3", "1234567890277.95600",
+  };
+  for (const std::string& number : numbers) {
+    INFO(number);
+    const double expected = std::strtod(number.c_str(), nullptr);
+    for (const std::string& tid_key : {std::string("tid"), std::string("t\\u0069d")}) {
+      const std::string event = "{\"ph\": \"X\", \"cat\": \"kernel\", \"pid\": 0, \"" + tid_key +
+                                "\": 7, \"ts\": " + number + ", \"dur\": " + number +
+                                ", \"args\": {\"stream\": 7, \"x\": [" + number + "]}}";
+      check_alike(event);
+      std::string padded = event + std::string(simdjson::SIMDJSON_PADDING, ' ');
+      EventParser parser(EventParser::Reader::kOnDemand);
+      const EventFields& f =
+          parser.parse_in_place(std::string_view(padded.data(), event.size()), {0, 0});
+      CHECK(f.ts.number == expected);
+      CHECK(f.dur.number == expected);
+    }
+  }
 }
 
 TEST_CASE("both readers read mutated events alike") {
