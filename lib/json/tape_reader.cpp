@@ -259,16 +259,30 @@ TapeReader::TapeReader() {
 
 // Members before the first object or array value take four structural indexes
 // each (key, ':', value, ',' or '}') after the '{': member m's value is at
-// index 4m + 3. read() noted which members hold pid and ts. simdjson 3.0's DOM
-// parser keeps stage 1's indexes in its implementation until the next parse.
+// index 4m + 3. The members are counted on the tape again (read() would pay
+// for it in every run, not only in merges). simdjson 3.0's DOM parser keeps
+// stage 1's indexes in its implementation until the next parse.
 SpliceSite TapeReader::splice_site(std::string_view text, const EventFields& f) const {
   if (f.ph.is("M") || f.ph.is("s") || f.ph.is("t") || f.ph.is("f")) return kNoSpliceSite;
+  constexpr size_t kAbsent = SIZE_MAX;
+  size_t pid_member = kAbsent, ts_member = kAbsent;
+  size_t wanted = (f.pid.present() ? 1 : 0) + (f.ts.present() ? 1 : 0);
+  const simdjson::dom::document* doc = &parser_.doc;
+  const size_t end = tape_ref(doc, 1).matching_brace_index() - 1;
+  for (size_t i = 2, member = 0; i < end && wanted > 0; ++member) {
+    const tape_ref value(doc, i + 1);
+    const auto type = value.tape_ref_type();
+    if (type == tape_type::START_OBJECT || type == tape_type::START_ARRAY) return kNoSpliceSite;
+    const std::string_view key = tape_ref(doc, i).get_string_view();
+    if (key == "pid") pid_member = member, --wanted;
+    if (key == "ts") ts_member = member, --wanted;
+    i = value.after_element();
+  }
+  if (wanted > 0) return kNoSpliceSite;
   const auto& stage1 = *parser_.implementation;
-  // A present field must come before any object or array value.
-  auto value_at = [&](bool present, uint32_t member, uint16_t& at) {
-    if (!present) return true;  // absent: kAbsentField
-    if (member == kNoMember || member >= first_container_member_) return false;
-    const size_t index = 4 * size_t{member} + 3;
+  auto value_at = [&](size_t member, uint16_t& at) {
+    if (member == kAbsent) return true;  // absent: kAbsentField
+    const size_t index = 4 * member + 3;
     if (index >= stage1.n_structural_indexes) return false;
     const uint32_t offset = stage1.structural_indexes[index];
     if (offset >= kAbsentField || offset >= text.size()) return false;
@@ -278,9 +292,7 @@ SpliceSite TapeReader::splice_site(std::string_view text, const EventFields& f) 
     return true;
   };
   uint16_t pid_at = kAbsentField, ts_at = kAbsentField;
-  if (!value_at(f.pid.present(), pid_member_, pid_at) ||
-      !value_at(f.ts.present(), ts_member_, ts_at))
-    return kNoSpliceSite;
+  if (!value_at(pid_member, pid_at) || !value_at(ts_member, ts_at)) return kNoSpliceSite;
   return make_splice_site(pid_at, ts_at);
 }
 
@@ -293,20 +305,12 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
   const tape_ref object(doc, 1);  // after the root word
   if (object.tape_ref_type() != tape_type::START_OBJECT) return false;
   const size_t end = object.matching_brace_index() - 1;  // the closing '}'
-  pid_member_ = ts_member_ = first_container_member_ = kNoMember;
-  for (size_t i = 2, member = 0; i < end; ++member) {
+  for (size_t i = 2; i < end;) {
     const std::string_view key = tape_ref(doc, i).get_string_view();
     const tape_ref value(doc, i + 1);
-    if (first_container_member_ == kNoMember) {
-      const auto type = value.tape_ref_type();
-      if (type == tape_type::START_OBJECT || type == tape_type::START_ARRAY)
-        first_container_member_ = static_cast<uint32_t>(member);
-    }
     if (JsonScalar* slot = f.slot(key)) {
       if (slot->present()) return false;  // the on-demand reader reports it
       read_scalar(value, *slot);
-      if (slot == &f.pid) pid_member_ = static_cast<uint32_t>(member);
-      if (slot == &f.ts) ts_member_ = static_cast<uint32_t>(member);
     } else if (key == "args") {
       if (f.args_kind != JsonKind::kAbsent) return false;
       JsonScalar args;

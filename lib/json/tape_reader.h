@@ -11,7 +11,6 @@
 
 #include <simdjson.h>
 
-#include <cstdint>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -54,13 +53,6 @@ class TapeReader {
 
   simdjson::dom::parser parser_;
   bool usable_ = false;  // the parser's buffers were allocated
-  // Of the last event read, counted while read() walks its members (a merge's
-  // splice site needs them): the members holding pid and ts, and the first
-  // whose value is an object or array (kNoMember: none).
-  static constexpr uint32_t kNoMember = UINT32_MAX;
-  uint32_t pid_member_ = kNoMember;
-  uint32_t ts_member_ = kNoMember;
-  uint32_t first_container_member_ = kNoMember;
   // Canonical texts: per nesting depth, the members of the object being written
   // and their canonical values (deques: growing keeps the outer levels in place).
   std::deque<std::vector<Member>> members_;
