@@ -91,14 +91,10 @@ error_code read_number(od::value& value, JsonScalar& out) {
       break;
     default:
       out.number = number.get_double();
-      if (token.size() > kLongestQuickNumber) {
-        // simdjson 3.0.1's get_number() leaves 0 for a decimal of more than
-        // 19 digits (its slow path writes no value there): read the token.
-        const auto parsed = std::from_chars(token.data(), token.data() + token.size(), out.number);
-        if (parsed.ec != std::errc() || parsed.ptr != token.data() + token.size() ||
-            !std::isfinite(out.number))
-          return simdjson::NUMBER_ERROR;
-      }
+      // simdjson 3.0.1's get_number() leaves 0 for a decimal of more than 19
+      // digits (its slow path writes no value there), though it has checked
+      // the token and its range: read the token.
+      if (token.size() > kLongestQuickNumber) out.number = read_number_token(token);
       out.integer = out.number == 0 && is_integer_token(token);
       out.int_value = 0;
       if (out.integer) out.number = 0.0;

@@ -161,9 +161,10 @@ TEST_CASE("both readers read unusual spellings alike") {
 // deeper than the tape reader goes.
 TEST_CASE("both readers read numbers of more than 19 digits as their values") {
   const std::vector<std::string> numbers = {
-      "1234567890277.956000",      "5.0000000000000000000",    "-5.0000000000000000000",
-      "1.00000000000000000000e5",  "123456789012345678.0",     "0.00000000000000000001",
-      "1712278563335.34700000000", "2.5000000000000000000E-3", "1234567890277.95600",
+      "1234567890277.956000",        "5.0000000000000000000",    "-5.0000000000000000000",
+      "1.00000000000000000000e5",    "123456789012345678.0",     "0.00000000000000000001",
+      "1712278563335.34700000000",   "2.5000000000000000000E-3", "1234567890277.95600",
+      "1.00000000000000000000e-400",  // below the doubles: 0, as a short spelling reads
   };
   for (const std::string& number : numbers) {
     INFO(number);
