@@ -24,27 +24,31 @@ for e in events:
         if isinstance(a.get(k), int): max_id = max(max_id, a[k])
     if isinstance(e.get('id'), int): max_id = max(max_id, e['id'])
 id_step = max_id + 1
-once = [e for e in events if e.get('ph') in ('M', 'i') or e.get('cat') == 'Trace']
-repeat = [e for e in events if not (e.get('ph') in ('M', 'i') or e.get('cat') == 'Trace')]
+def written_once(e):
+    return e.get('ph') in ('M', 'i') or e.get('cat') == 'Trace'
+
+once = [e for e in events if written_once(e)]
+repeat = [e for e in events if not written_once(e)]
 
 def num(v):
     if isinstance(v, float): return '%.3f' % v
     return json.dumps(v)
 
 def render(e):
-    head = ', '.join('"%s": %s' % (k, num(e[k]) if k in ('ts', 'dur') else json.dumps(e[k]))
+    head = ', '.join('%s: %s' % (json.dumps(k), json.dumps(e[k]))
                      for k in ('ph', 'cat', 'name', 'pid', 'tid', 'id', 'bp') if k in e)
     rest = [k for k in e if k not in ('ph', 'cat', 'name', 'pid', 'tid', 'id', 'bp', 'ts', 'dur', 'args')]
-    second = ', '.join('"%s": %s' % (k, num(e[k])) for k in ('ts', 'dur') if k in e)
+    second = ', '.join('%s: %s' % (json.dumps(k), num(e[k])) for k in ('ts', 'dur') if k in e)
     lines = ['  {', '    ' + head + (',' if second or rest or 'args' in e else '')]
     if second: lines.append('    ' + second + (',' if rest or 'args' in e else ''))
     for i, k in enumerate(rest):
-        lines.append('    "%s": %s%s' % (k, json.dumps(e[k]), ',' if i + 1 < len(rest) or 'args' in e else ''))
+        lines.append('    %s: %s%s' % (json.dumps(k), json.dumps(e[k]), ',' if i + 1 < len(rest) or 'args' in e else ''))
     if 'args' in e:
         a = e['args']
         if a:
             lines.append('    "args": {')
-            lines.append('      ' + ','.join('"%s": %s' % (k, json.dumps(v, ensure_ascii=False)) for k, v in a.items()))
+            lines.append('      ' + ','.join('%s: %s' % (json.dumps(k, ensure_ascii=False), json.dumps(v, ensure_ascii=False))
+                                         for k, v in a.items()))
             lines.append('    }')
         else:
             lines.append('    "args": {}')
