@@ -71,10 +71,15 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
 
 int main(int argc, char** argv) {
   // Process-wide allocator policy (the program's choice, not the library's): a
-  // fixed mmap threshold, so that the plan's large transient arrays go back to
-  // the system when freed. glibc's default raises the threshold after the first
-  // such free and keeps later ones in the heap (15 MB more peak RSS at 1 GB).
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  // fixed mmap threshold. Above it, the plan's large transient arrays go back to
+  // the system when freed (glibc's default raises the threshold after the first
+  // such free and keeps later ones in the heap: 15 MB more peak RSS at 1 GB).
+  // Below it, the pipeline's buffers (sink blocks, batch and segment buffers,
+  // the tokenizer's chunk: 64 KiB to 4 MiB) are reused from the heap instead of
+  // being mapped afresh each time: first touch of fresh memory is slow on these
+  // machines (11 us a page), and a 100 MB trace took 15 k page faults at 128 KiB
+  // against 11 k at 4 MiB (docs/performance.md).
+  mallopt(M_MMAP_THRESHOLD, 4 << 20);
   tracecompact::install_cleanup_signal_handlers();
   try {
     bool exit_now = false, timings = false;
