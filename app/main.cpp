@@ -70,16 +70,18 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Process-wide allocator policy (the program's choice, not the library's): a
-  // fixed mmap threshold. Above it, the plan's large transient arrays go back to
-  // the system when freed (glibc's default raises the threshold after the first
-  // such free and keeps later ones in the heap: 15 MB more peak RSS at 1 GB).
-  // Below it, the pipeline's buffers (sink blocks, batch and segment buffers,
-  // the tokenizer's chunk: 64 KiB to 4 MiB) are reused from the heap instead of
-  // being mapped afresh each time: first touch of fresh memory is slow on these
-  // machines (11 us a page), and a 100 MB trace took 15 k page faults at 128 KiB
-  // against 11 k at 4 MiB (docs/performance.md).
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
+  // Process-wide allocator policy (the program's choice, not the library's).
+  // A fixed mmap threshold: above it, the plan's large transient arrays go back
+  // to the system when freed (glibc's default raises the threshold after the
+  // first such free and keeps later ones in the heap: 15 MB more peak RSS at
+  // 1 GB); below it, the pipeline's batch, segment and render buffers (up to
+  // 512 KiB) are reused from the heap instead of being mapped and faulted afresh
+  // each time, which costs ~11 us a page on some of these machines. One arena,
+  // so that a buffer freed by one thread serves the next one's allocation (the
+  // threads allocate per batch, not per event). 100 MB: 15.3 k -> 11.0 k page
+  // faults, 0.45 -> 0.41 s; peak RSS +2.5 MB (docs/performance.md, session 23).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_ARENA_MAX, 1);
   tracecompact::install_cleanup_signal_handlers();
   try {
     bool exit_now = false, timings = false;
