@@ -38,8 +38,11 @@ std::string default_single_output(const std::string& input) {
   return (path.parent_path() / name).string();
 }
 
-OutputSpec output_spec(const Options& options, const std::string& path) {
+// `expected_bytes`: about how much will be written, 0 if unknown (sizes the buffers).
+OutputSpec output_spec(const Options& options, const std::string& path,
+                       uint64_t expected_bytes = 0) {
   OutputSpec spec;
+  spec.expected_bytes = expected_bytes;
   spec.path = path;
   spec.gzip = path == "-" ? options.gzip_stdout : (ends_with(path, ".gz") || options.gzip_stdout);
   spec.gzip_level = options.gzip_level;
@@ -70,7 +73,8 @@ RunResult run_single(const Options& options) {
   SingleTraceOutcome outcome;
   {
     SingleTraceJob job(input, &timer, options.threads);
-    OutputFile file(output_spec(options, output));
+    // The output is about as large as the input (slices keep their text).
+    OutputFile file(output_spec(options, output, input.json_size()));
     outcome = job.write(file.sink());
     file.commit();
   }  // the index and plan go before --verify reads everything again

@@ -59,7 +59,9 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
   try {
     plain_ = new_file_sink();
     if (spec.gzip) gzip_ = std::make_unique<GzipSink>(*plain_, spec.gzip_level);
-    behind_ = std::make_unique<WriteBehindSink>(gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_);
+    behind_ = std::make_unique<WriteBehindSink>(gzip_ ? static_cast<ByteSink&>(*gzip_) : *plain_,
+                                                WriteBehindSink::kBlockBytes,
+                                                WriteBehindSink::depth_for(spec.expected_bytes));
   } catch (...) {
     release();  // no destructor runs for a half-made object: no file left behind
     throw;

@@ -2,6 +2,7 @@
 // into place only when everything succeeded, or streamed to stdout.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@ struct OutputSpec {
   int gzip_level = 1;
   bool overwrite = false;
   bool read_back = false;  // the run reads the file again (--verify): keep it in the page cache
+  uint64_t expected_bytes = 0;  // about how much will be written (0: unknown), to size buffers
 };
 
 class OutputFile {

@@ -18,6 +18,12 @@ WriteBehindSink::WriteBehindSink(ByteSink& inner, size_t block_size, size_t dept
             inner_.write(block.bytes.data() + block.begin, block.size - block.begin);
           }) {}
 
+size_t WriteBehindSink::depth_for(uint64_t expected_bytes, size_t block_size) {
+  if (expected_bytes == 0 || block_size == 0) return kDeepest;
+  const uint64_t quarter_in_blocks = expected_bytes / 4 / block_size;
+  return static_cast<size_t>(std::clamp<uint64_t>(quarter_in_blocks, 2, kDeepest));
+}
+
 // Without finish() the blocks not yet written are dropped (the handoff's stop).
 WriteBehindSink::~WriteBehindSink() = default;
 

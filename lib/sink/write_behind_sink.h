@@ -5,6 +5,7 @@
 // next write(), adopt() or finish().
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "sink/byte_sink.h"
@@ -14,9 +15,19 @@ namespace tracecompact {
 
 class WriteBehindSink final : public ByteSink {
  public:
+  static constexpr size_t kBlockBytes = size_t{1} << 20;
+  static constexpr size_t kDeepest = 8;
+
   // `depth` blocks in flight: 8 MiB covers a direct write stalled on the device.
-  explicit WriteBehindSink(ByteSink& inner, size_t block_size = size_t{1} << 20, size_t depth = 8);
+  explicit WriteBehindSink(ByteSink& inner, size_t block_size = kBlockBytes,
+                           size_t depth = kDeepest);
   ~WriteBehindSink() override;  // without finish(): stops the writer, dropping pending blocks
+  // The depth for an output of about `expected_bytes` (0: unknown): a quarter of
+  // it at most, 2 to kDeepest blocks. The blocks are touched before the first
+  // write, and fresh memory is slow to touch here: a 7.6 MB trace spent 15 % of
+  // its run on a queue that could hold all of its output.
+  static size_t depth_for(uint64_t expected_bytes, size_t block_size = kBlockBytes);
+
   WriteBehindSink(const WriteBehindSink&) = delete;
   WriteBehindSink& operator=(const WriteBehindSink&) = delete;
 

@@ -2,6 +2,7 @@
 // a file on disk, stdin or a pipe spooled to a temporary file, or bytes in memory.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,8 @@ class TraceInput {
   bool is_gzip() const { return gzip_; }
   // Bytes of the file or memory as stored (compressed if gzip).
   uint64_t stored_size() const { return size_; }
+  // Bytes of JSON where known without reading them (plain inputs); 0 for gzip.
+  uint64_t json_size() const { return gzip_ ? 0 : size_; }
 
  private:
   TraceInput() = default;

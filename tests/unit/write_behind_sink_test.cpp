@@ -105,4 +105,31 @@ TEST_CASE("write-behind reports blocks it could not prepare at the first use") {
   CHECK_FALSE(inner.finished);
 }
 
+TEST_CASE("write-behind queue is at most a quarter of the expected output, 2 to 8 blocks") {
+  constexpr size_t kBlock = WriteBehindSink::kBlockBytes;
+  CHECK(WriteBehindSink::depth_for(0) == WriteBehindSink::kDeepest);  // unknown: the deepest
+  CHECK(WriteBehindSink::depth_for(100'000) == 2);
+  CHECK(WriteBehindSink::depth_for(7'614'657) == 2);  // repeated_pp_key n=1000
+  CHECK(WriteBehindSink::depth_for(12 * kBlock) == 3);
+  CHECK(WriteBehindSink::depth_for(25'200'000) == 6);
+  CHECK(WriteBehindSink::depth_for(32 * kBlock) == WriteBehindSink::kDeepest);
+  CHECK(WriteBehindSink::depth_for(uint64_t{5} << 30) == WriteBehindSink::kDeepest);
+}
+
+TEST_CASE("write-behind with the shallowest queue keeps byte order") {
+  RecordingSink inner;
+  std::string expected;
+  {
+    WriteBehindSink sink(inner, 64, WriteBehindSink::depth_for(1000, 64));
+    for (int i = 0; i < 200; ++i) {
+      const std::string piece = std::to_string(i) + ",";
+      sink.write(piece.data(), piece.size());
+      expected += piece;
+    }
+    sink.finish();
+  }
+  CHECK(inner.text == expected);
+  CHECK(inner.finished);
+}
+
 }  // namespace tracecompact
