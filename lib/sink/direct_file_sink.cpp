@@ -49,6 +49,13 @@ DirectFileSink::DirectFileSink(int fd, std::string display_name, size_t buffer_s
   }
 }
 
+size_t DirectFileSink::buffer_size_for(uint64_t expected_bytes) {
+  constexpr size_t kSmallest = size_t{256} << 10;
+  if (expected_bytes == 0) return kLargestBuffer;
+  const uint64_t eighth = expected_bytes / 8 / kAlignment * kAlignment;
+  return static_cast<size_t>(std::clamp<uint64_t>(eighth, kSmallest, kLargestBuffer));
+}
+
 // Without finish() the buffers handed over are still written (the handoff's stop).
 DirectFileSink::~DirectFileSink() = default;
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,7 +31,12 @@ class DirectFileSink final : public ByteSink {
   // `fd`: an empty regular file opened for writing, owned by the caller.
   // `buffer_size`: bytes per device write (rounded down to kAlignment). Writes of
   // 2 MiB kept pass 2 shorter than 8 MiB ones, which stall the caller longer.
-  DirectFileSink(int fd, std::string display_name, size_t buffer_size = size_t{2} << 20);
+  static constexpr size_t kLargestBuffer = size_t{2} << 20;
+  DirectFileSink(int fd, std::string display_name, size_t buffer_size = kLargestBuffer);
+  // The buffer size for an output of about `expected_bytes` (0: unknown): an
+  // eighth of it, 256 KiB to kLargestBuffer, so that a small output does not
+  // first touch two buffers larger than itself.
+  static size_t buffer_size_for(uint64_t expected_bytes);
   // Without finish(): the whole buffers handed over are written, the rest dropped.
   ~DirectFileSink() override;
   DirectFileSink(const DirectFileSink&) = delete;

@@ -91,7 +91,8 @@ std::unique_ptr<ByteSink> OutputFile::new_file_sink() {
   if (temp_path_.empty()) return std::make_unique<FdSink>(fd_, display_name_);
   if (!spec_.read_back) {
     // The sink itself knows where O_DIRECT is used (local disks only).
-    auto direct = std::make_unique<DirectFileSink>(fd_, display_name_);
+    auto direct = std::make_unique<DirectFileSink>(
+        fd_, display_name_, DirectFileSink::buffer_size_for(spec_.expected_bytes));
     bypasses_page_cache_ = direct->direct();
     if (bypasses_page_cache_) return direct;
   }

@@ -180,4 +180,15 @@ TEST_CASE("an output file bypasses the page cache unless the run reads it back")
   }
 }
 
+TEST_CASE("direct sink buffers are an eighth of the expected output, 256 KiB to 2 MiB") {
+  constexpr size_t kLargest = DirectFileSink::kLargestBuffer;
+  CHECK(DirectFileSink::buffer_size_for(0) == kLargest);  // unknown: the largest
+  CHECK(DirectFileSink::buffer_size_for(100'000) == size_t{256} << 10);
+  // repeated_pp_key n=1000 (7.6 MB): 951 804 bytes, rounded down to whole 4 KiB pages
+  CHECK(DirectFileSink::buffer_size_for(7'614'657) == 950'272);
+  CHECK(DirectFileSink::buffer_size_for(7'614'657) % DirectFileSink::kAlignment == 0);
+  CHECK(DirectFileSink::buffer_size_for(16 * kLargest) == kLargest);
+  CHECK(DirectFileSink::buffer_size_for(uint64_t{5} << 30) == kLargest);
+}
+
 }  // namespace tracecompact
