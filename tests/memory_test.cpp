@@ -47,9 +47,11 @@ TEST_CASE("peak memory stays flat when pass-through events grow 10-fold", "[memo
   }
   TempDir dir;
   // Both large enough to fill every fixed-size buffer (batch rings, the tokenizer
-  // chunk, the output blocks), whose sizes do not depend on the trace beyond that.
-  write_trace(dir.path("small.json"), 50000);   // ~15 MB
-  write_trace(dir.path("large.json"), 500000);  // ~150 MB
+  // chunk, the output blocks), whose sizes do not depend on the trace beyond that:
+  // the write-behind queue and the direct sink's buffers follow a plain input's
+  // size up to 32 MiB (WriteBehindSink::depth_for, DirectFileSink::buffer_size_for).
+  write_trace(dir.path("small.json"), 120000);   // ~36 MB
+  write_trace(dir.path("large.json"), 1200000);  // ~360 MB
   const long small = peak_rss_kb(dir.path("small.json"), dir);
   const long large = peak_rss_kb(dir.path("large.json"), dir);
   INFO("small " << small << " KB, large " << large << " KB");
