@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "util/io_bytes.h"
+
 namespace tracecompact {
 
 class ByteSink {
@@ -14,7 +16,7 @@ class ByteSink {
   virtual void write(const char* data, size_t size) = 0;
   // Writes bytes[begin, end). A sink that can take the buffer over swaps it for
   // storage of its own (contents unspecified); this one copies.
-  virtual void adopt(std::vector<char>& bytes, size_t begin, size_t end) {
+  virtual void adopt(IoBytes& bytes, size_t begin, size_t end) {
     write(bytes.data() + begin, end - begin);
   }
   // Flushes everything (and writes the gzip trailer); no write may follow.

@@ -11,11 +11,26 @@
 
 #include "sink/file_system.h"
 #include "tracecompact/error.h"
+#include "util/huge_page_pool.h"
+#include "util/sanitizers.h"
 
 namespace tracecompact {
 
-void DirectFileSink::FreeAligned::operator()(char* p) const {
-  std::free(p);
+char* DirectFileSink::allocate_buffer(size_t bytes) {
+  if constexpr (kSanitizerAllocator)
+    return static_cast<char*>(std::aligned_alloc(kAlignment, bytes));
+  try {
+    return static_cast<char*>(huge_pool_allocate(bytes));
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+
+void DirectFileSink::FreeBuffer::operator()(char* p) const {
+  if constexpr (kSanitizerAllocator)
+    std::free(p);
+  else
+    huge_pool_deallocate(p, bytes);
 }
 
 DirectFileSink::DirectFileSink(int fd, std::string display_name, size_t buffer_size)
@@ -29,8 +44,10 @@ DirectFileSink::DirectFileSink(int fd, std::string display_name, size_t buffer_s
   // Two buffers: one filling while the other is written (the write-behind
   // queue before this sink absorbs a slow write).
   buffers_.resize(2);
+  // The pool aligns its pages from kHugePoolSmallest on.
+  const size_t allocated = std::max(buffer_size_, kHugePoolSmallest);
   for (Buffer& buffer : buffers_) {
-    buffer.bytes.reset(static_cast<char*>(std::aligned_alloc(kAlignment, buffer_size_)));
+    buffer.bytes = std::unique_ptr<char, FreeBuffer>(allocate_buffer(allocated), {allocated});
     if (!buffer.bytes) {
       buffers_.clear();
       return;

@@ -54,11 +54,15 @@ class DirectFileSink final : public ByteSink {
   static constexpr size_t kAlignment = 4096;
 
  private:
-  struct FreeAligned {
+  // The buffers come from the huge-page pool (util/huge_page_pool.h), 4 KiB-aligned
+  // as O_DIRECT needs; under a sanitizer from its allocator, which checks accesses.
+  struct FreeBuffer {
+    size_t bytes;  // no initializer: GCC would not see the type as default-constructible here
     void operator()(char* p) const;
   };
+  static char* allocate_buffer(size_t bytes);
   struct Buffer {
-    std::unique_ptr<char, FreeAligned> bytes;
+    std::unique_ptr<char, FreeBuffer> bytes;
     size_t size = 0;  // bytes filled (caller) or to write (device thread)
   };
 

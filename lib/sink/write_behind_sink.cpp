@@ -47,7 +47,7 @@ void WriteBehindSink::write(const char* data, size_t size) {
     // filling, but not a tiny one, nor one left outsized by a huge event.
     if (block.size == 0 && (block.bytes.size() < std::max<size_t>(block_size_ / 16, 1) ||
                             block.bytes.size() > 4 * block_size_))
-      std::vector<char>(block_size_).swap(block.bytes);
+      IoBytes(block_size_).swap(block.bytes);
     const size_t take = std::min(size, block.bytes.size() - block.size);
     std::memcpy(block.bytes.data() + block.size, data, take);
     block.size += take;
@@ -66,7 +66,7 @@ void WriteBehindSink::submit_current() {
   next.size = 0;
 }
 
-void WriteBehindSink::adopt(std::vector<char>& bytes, size_t begin, size_t end) {
+void WriteBehindSink::adopt(IoBytes& bytes, size_t begin, size_t end) {
   if (begin == end) return;
   wait_for_blocks();
   if (filling().size > 0) submit_current();  // what came before

@@ -33,13 +33,13 @@ class WriteBehindSink final : public ByteSink {
 
   void write(const char* data, size_t size) override;
   // Queues the buffer itself: rendered batches reach the writer without a copy.
-  void adopt(std::vector<char>& bytes, size_t begin, size_t end) override;
+  void adopt(IoBytes& bytes, size_t begin, size_t end) override;
   // Writes every pending block, then finishes the inner sink.
   void finish() override;
 
  private:
   struct Block {
-    std::vector<char> bytes;  // storage circulates: adopt() swaps it with the caller's
+    IoBytes bytes;  // storage circulates: adopt() swaps it with the caller's
     size_t begin = 0;         // the data is bytes[begin, size)
     size_t size = 0;
   };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "source/byte_source.h"
+#include "util/io_bytes.h"
 
 namespace tracecompact {
 
@@ -26,7 +27,7 @@ class PrefetchSource final : public ByteSource {
 
  private:
   struct Block {
-    std::vector<char> bytes;
+    IoBytes bytes;
     size_t size = 0;
   };
   void produce();

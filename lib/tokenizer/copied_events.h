@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/io_bytes.h"
+
 namespace tracecompact {
 
 class CopiedEvents {
@@ -30,7 +32,7 @@ class CopiedEvents {
   }
 
  private:
-  std::vector<char> text_;
+  IoBytes text_;
   size_t used_ = 0;
   std::vector<Event> events_;
 };

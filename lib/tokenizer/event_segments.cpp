@@ -63,9 +63,14 @@ bool locate_segment(const TraceIndex& index, size_t k, EventSegment& into) {
 
 namespace {
 
-// Room for a segment's bytes and the padding after them, which is filled.
+// Room for a segment's bytes and the padding after them, which is filled. New
+// storage has some room to spare (segments differ in length by up to an
+// event), and replaces the old without copying it or doubling it.
 char* prepare_bytes(EventSegment& segment) {
-  if (segment.bytes.size() < segment.size + kPadding) segment.bytes.resize(segment.size + kPadding);
+  constexpr size_t kRoundedTo = size_t{64} << 10;
+  const size_t needed = segment.size + kPadding;
+  if (segment.bytes.size() < needed)
+    IoBytes((needed + kRoundedTo - 1) / kRoundedTo * kRoundedTo).swap(segment.bytes);
   std::memset(segment.bytes.data() + segment.size, ' ', kPadding);
   return segment.bytes.data();
 }

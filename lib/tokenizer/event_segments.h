@@ -20,13 +20,14 @@
 #include "json/whitespace.h"
 #include "source/byte_source.h"
 #include "tokenizer/structure_scanner.h"
+#include "util/io_bytes.h"
 
 namespace tracecompact {
 
 // One segment read raw, followed by readable padding (spaces) for the scanner
 // and simdjson.
 struct EventSegment {
-  std::vector<char> bytes;
+  IoBytes bytes;
   size_t size = 0;
   uint64_t offset = 0;       // of bytes[0] in the input
   uint64_t first_index = 0;  // of its first event

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "source/byte_source.h"
+#include "util/io_bytes.h"
 
 namespace tracecompact {
 
@@ -51,7 +52,7 @@ class TraceTokenizer {
   [[noreturn]] void fail_truncated(const std::string& inside) const;
 
   ByteSource& source_;
-  std::vector<char> buffer_;
+  IoBytes buffer_;
   size_t position_ = 0;
   size_t end_ = 0;
   uint64_t base_offset_ = 0;  // input offset of buffer_[0]

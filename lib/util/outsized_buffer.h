@@ -4,12 +4,13 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
+
+#include "util/io_bytes.h"
 
 namespace tracecompact {
 
-inline void drop_if_outsized(std::vector<char>& buffer, size_t usual_size) {
-  if (buffer.size() > 4 * usual_size) std::vector<char>().swap(buffer);
+inline void drop_if_outsized(IoBytes& buffer, size_t usual_size) {
+  if (buffer.size() > 4 * usual_size) IoBytes().swap(buffer);
 }
 
 }  // namespace tracecompact

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sink/byte_sink.h"
+#include "util/io_bytes.h"
 
 namespace tracecompact {
 
@@ -60,7 +61,7 @@ class OutputStream {
   // Writes bytes[begin, end), handing the buffer itself to a sink that takes it
   // over (`bytes` then holds other storage). Pending bytes that fit in front
   // of `begin` (a separator) go along in the same buffer.
-  void adopt(std::vector<char>& bytes, size_t begin, size_t end) {
+  void adopt(IoBytes& bytes, size_t begin, size_t end) {
     if (!sink_) {
       write(bytes.data() + begin, end - begin);
       return;
@@ -79,12 +80,12 @@ class OutputStream {
   // In memory: swaps the bytes written so far (the first `size` of `bytes`)
   // with `bytes`, whose old storage the stream reuses unless it is outsized
   // (left by a huge event). Allocates nothing.
-  void take(std::vector<char>& bytes, size_t& size) {
+  void take(IoBytes& bytes, size_t& size) {
     bytes.swap(buffer_);
     size = used_;
     written_ += used_;
     used_ = 0;
-    if (buffer_.size() > kLargestKept) std::vector<char>().swap(buffer_);
+    if (buffer_.size() > kLargestKept) IoBytes().swap(buffer_);
   }
   uint64_t bytes_written() const { return written_ + used_; }
 
@@ -103,7 +104,7 @@ class OutputStream {
   }
 
   ByteSink* sink_;
-  std::vector<char> buffer_;
+  IoBytes buffer_;
   size_t used_ = 0;
   uint64_t written_ = 0;
 };

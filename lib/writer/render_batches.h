@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tokenizer/event_segments.h"
+#include "util/io_bytes.h"
 #include "util/ordered_batch_ring.h"
 #include "writer/event_renderer.h"
 
@@ -33,7 +34,7 @@ struct RenderBatch {
   // located it (plain inputs); null when the caller read them.
   const RandomAccessInput* read_from = nullptr;
   std::vector<EventAction> actions;  // one per event
-  std::vector<char> output;          // its first output_size bytes: '[' and the rendered events
+  IoBytes output;         // its first output_size bytes: '[' and the rendered events
   size_t output_size = 0;
   std::vector<IdHole> id_holes;  // in output order
   RankWriteStats stats;

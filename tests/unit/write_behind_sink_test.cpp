@@ -48,7 +48,7 @@ TEST_CASE("write-behind keeps byte order when whole buffers are handed over") {
   RecordingSink inner;
   {
     WriteBehindSink sink(inner, 64, 3);
-    std::vector<char> buffer;
+    IoBytes buffer;
     for (int i = 0; i < 2000; ++i) {
       const std::string piece =
           "<" + std::to_string(i) + std::string(static_cast<size_t>(i % 150), '.') + ">";
@@ -96,7 +96,7 @@ TEST_CASE("write-behind reports blocks it could not prepare at the first use") {
   RecordingSink inner;
   for (int use = 0; use < 3; ++use) {
     WriteBehindSink sink(inner, std::numeric_limits<size_t>::max(), 2);
-    std::vector<char> buffer(8, 'x');
+    IoBytes buffer(8, 'x');
     if (use == 0) CHECK_THROWS_AS(sink.write("x", 1), std::length_error);
     if (use == 1) CHECK_THROWS_AS(sink.adopt(buffer, 0, buffer.size()), std::length_error);
     if (use == 2) CHECK_THROWS_AS(sink.finish(), std::length_error);

@@ -1,0 +1,30 @@
+// Memory for the run's large reused buffers (read chunks, event batches,
+// segments, rendered output, write-behind blocks, direct-write buffers), backed
+// by transparent huge pages. On these machines the first touch of a fresh 4 KiB
+// page costs ~11 us, while a 2 MiB huge page costs about as much as a few small
+// ones: 64 MiB touched page by page took 200-250 ms, as huge pages 6-9 ms. The
+// buffers are a few hundred KiB each, so they share huge pages ("slabs"): a
+// buffer takes whole 4 KiB pages of a slab, and a slab goes back to the system
+// when its last buffer does, so the peak stays what the buffers hold.
+#pragma once
+
+#include <cstddef>
+
+namespace tracecompact {
+
+// Smaller requests go to malloc: they would not fill enough of a huge page.
+inline constexpr size_t kHugePoolSmallest = size_t{64} << 10;
+// Requests up to half a slab share slabs; larger ones get mappings of their
+// own, huge pages for each whole 2 MiB and small ones for the rest, so that no
+// request holds a huge page it fills only in part.
+inline constexpr size_t kHugePoolSlabBytes = size_t{2} << 20;
+
+// At least 4 KiB-aligned from kHugePoolSmallest on. Throws std::bad_alloc.
+void* huge_pool_allocate(size_t bytes);
+// `bytes` as passed to huge_pool_allocate.
+void huge_pool_deallocate(void* memory, size_t bytes) noexcept;
+
+// For tests: slabs now mapped.
+size_t huge_pool_slab_count();
+
+}  // namespace tracecompact
