@@ -157,7 +157,9 @@ struct TraceIndex {
   bool has_events = false;
   uint64_t event_count = 0;
   uint64_t input_bytes = 0;
-  static constexpr uint64_t kSegmentBytes = uint64_t{512} << 10;
+  // 8 KiB short of 512 KiB: a segment (this, the rest of an event and padding)
+  // then mostly fits in 512 KiB, four to a huge page of the pool.
+  static constexpr uint64_t kSegmentBytes = uint64_t{504} << 10;
   std::vector<EventStart> segment_starts;  // the first event, then one per kSegmentBytes
   uint64_t events_end = 0;                 // just past the last event
 

@@ -64,13 +64,13 @@ bool locate_segment(const TraceIndex& index, size_t k, EventSegment& into) {
 namespace {
 
 // Room for a segment's bytes and the padding after them, which is filled. New
-// storage has some room to spare (segments differ in length by up to an
-// event), and replaces the old without copying it or doubling it.
+// storage replaces the old without copying it or doubling it, in 512 KiB when
+// that holds the segment (most do), else in whole pages.
 char* prepare_bytes(EventSegment& segment) {
-  constexpr size_t kRoundedTo = size_t{64} << 10;
+  constexpr size_t kUsual = size_t{512} << 10, kPage = 4096;
   const size_t needed = segment.size + kPadding;
   if (segment.bytes.size() < needed)
-    IoBytes((needed + kRoundedTo - 1) / kRoundedTo * kRoundedTo).swap(segment.bytes);
+    IoBytes(std::max(kUsual, (needed + kPage - 1) / kPage * kPage)).swap(segment.bytes);
   std::memset(segment.bytes.data() + segment.size, ' ', kPadding);
   return segment.bytes.data();
 }

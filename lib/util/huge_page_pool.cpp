@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace tracecompact {
@@ -49,15 +50,21 @@ struct Slab {
     }
     used_pages = in_use ? used_pages + count : used_pages - count;
   }
-  // The first of `count` free pages in a row, or kPagesPerSlab if none.
-  size_t find_free_run(size_t count) const {
-    if (kPagesPerSlab - used_pages < count) return kPagesPerSlab;
+  // The smallest run of at least `count` free pages: {first page, length};
+  // length 0 if there is none.
+  std::pair<size_t, size_t> tightest_free_run(size_t count) const {
+    std::pair<size_t, size_t> best{0, 0};
+    if (kPagesPerSlab - used_pages < count) return best;
     size_t run = 0;
-    for (size_t page = 0; page < kPagesPerSlab; ++page) {
-      run = page_used(page) ? 0 : run + 1;
-      if (run == count) return page + 1 - count;
+    for (size_t page = 0; page <= kPagesPerSlab; ++page) {
+      if (page < kPagesPerSlab && !page_used(page)) {
+        ++run;
+        continue;
+      }
+      if (run >= count && (best.second == 0 || run < best.second)) best = {page - run, run};
+      run = 0;
     }
-    return kPagesPerSlab;
+    return best;
   }
 };
 
@@ -66,11 +73,20 @@ class SlabPool {
   void* allocate(size_t bytes) {
     const size_t pages = whole_pages(bytes);
     std::lock_guard lock(mutex_);
+    // Best fit: the tightest free run of any slab, so that the large runs stay
+    // whole for large buffers and fewer slabs are needed.
+    Slab* chosen = nullptr;
+    std::pair<size_t, size_t> chosen_run{0, 0};
     for (Slab& slab : slabs_) {
-      const size_t first = slab.find_free_run(pages);
-      if (first == kPagesPerSlab) continue;
-      slab.set_pages(first, pages, true);
-      return slab.base + first * kPage;
+      const auto run = slab.tightest_free_run(pages);
+      if (run.second != 0 && (!chosen || run.second < chosen_run.second)) {
+        chosen = &slab;
+        chosen_run = run;
+      }
+    }
+    if (chosen) {
+      chosen->set_pages(chosen_run.first, pages, true);
+      return chosen->base + chosen_run.first * kPage;
     }
     slabs_.reserve(slabs_.size() + 1);  // before mapping: nothing to undo if this throws
     Slab& slab = slabs_.emplace_back();
@@ -143,6 +159,13 @@ void huge_pool_deallocate(void* memory, size_t bytes) noexcept {
   if (bytes < kHugePoolSmallest) return std::free(memory);
   if (bytes <= kHugePoolSlabBytes / 2) return slab_pool().deallocate(memory, bytes);
   ::munmap(memory, whole_pages(bytes) * kPage);
+}
+
+void advise_huge_pages(void* memory, size_t bytes) noexcept {
+  const auto start = reinterpret_cast<uintptr_t>(memory);
+  const uintptr_t first = (start + kHugePoolSlabBytes - 1) & ~(kHugePoolSlabBytes - 1);
+  const uintptr_t end = (start + bytes) & ~(kHugePoolSlabBytes - 1);
+  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
 }
 
 size_t huge_pool_slab_count() {

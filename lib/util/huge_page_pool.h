@@ -24,6 +24,19 @@ void* huge_pool_allocate(size_t bytes);
 // `bytes` as passed to huge_pool_allocate.
 void huge_pool_deallocate(void* memory, size_t bytes) noexcept;
 
+// Offers the whole 2 MiB ranges inside [memory, memory + bytes) as transparent
+// huge pages (a hint; nothing happens without THP). For memory the caller
+// alone uses: a huge page is cleared and counted whole at its first touch.
+void advise_huge_pages(void* memory, size_t bytes) noexcept;
+
+// Large blocks (the plan's arrays) get that advice from this size on; glibc maps
+// each of them on its own (above its mmap threshold), so a huge page is never
+// shared with another block, and each holds at most one it has not filled.
+inline constexpr size_t kHugePagesFrom = size_t{4} << 20;
+inline void advise_huge_pages_if_large(void* memory, size_t bytes) noexcept {
+  if (bytes >= kHugePagesFrom) advise_huge_pages(memory, bytes);
+}
+
 // For tests: slabs now mapped.
 size_t huge_pool_slab_count();
 

@@ -121,3 +121,22 @@ TEST_CASE("io bytes grow and shrink and swap like any vector", "[util]") {
   other.shrink_to_fit();
   CHECK(other.size() == 10);
 }
+
+TEST_CASE("a buffer takes the tightest free run of the pool", "[util]") {
+  constexpr size_t kPage = 4096;
+  // One slab: a (128 pages), b (256), c (64), then 64 pages free.
+  void* a = huge_pool_allocate(128 * kPage);
+  void* b = huge_pool_allocate(256 * kPage);
+  void* c = huge_pool_allocate(64 * kPage);
+  REQUIRE(static_cast<char*>(b) == static_cast<char*>(a) + 128 * kPage);
+  REQUIRE(static_cast<char*>(c) == static_cast<char*>(b) + 256 * kPage);
+  huge_pool_deallocate(a, 128 * kPage);
+  // Free now: 128 pages at the front, 64 at the end; 64 pages fit the end exactly.
+  void* d = huge_pool_allocate(64 * kPage);
+  CHECK(static_cast<char*>(d) == static_cast<char*>(c) + 64 * kPage);
+  // And the front still takes 128 pages whole.
+  void* e = huge_pool_allocate(128 * kPage);
+  CHECK(e == a);
+  for (auto [memory, pages] : {std::pair{b, 256}, {c, 64}, {d, 64}, {e, 128}})
+    huge_pool_deallocate(memory, static_cast<size_t>(pages) * kPage);
+}
