@@ -1,6 +1,5 @@
 // tracecompact CLI: parses arguments, calls the library, prints the summary or
 // one error line. No logic of its own.
-#include <malloc.h>
 #include <cxxopts.hpp>
 
 #include <cerrno>
@@ -8,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "allocator_policy.h"
 #include "sink/temp_files.h"
 #include "tracecompact/tracecompact.h"
 
@@ -70,18 +70,7 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Process-wide allocator policy (the program's choice, not the library's).
-  // A fixed mmap threshold: above it, the plan's large transient arrays go back
-  // to the system when freed (glibc's default raises the threshold after the
-  // first such free and keeps later ones in the heap: 15 MB more peak RSS at
-  // 1 GB); below it, the pipeline's batch, segment and render buffers (up to
-  // 512 KiB) are reused from the heap instead of being mapped and faulted afresh
-  // each time, which costs ~11 us a page on some of these machines. One arena,
-  // so that a buffer freed by one thread serves the next one's allocation (the
-  // threads allocate per batch, not per event). 100 MB: 15.3 k -> 11.0 k page
-  // faults, 0.45 -> 0.41 s; peak RSS +2.5 MB (docs/performance.md, session 23).
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  mallopt(M_ARENA_MAX, 1);
+  tracecompact_cli::set_allocator_policy();
   tracecompact::install_cleanup_signal_handlers();
   try {
     bool exit_now = false, timings = false;

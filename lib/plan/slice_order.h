@@ -12,6 +12,7 @@
 
 #include "index/trace_index.h"
 #include "util/counting_sort.h"
+#include "util/huge_page_pool.h"
 #include "util/radix_sort.h"
 
 namespace tracecompact {
@@ -33,6 +34,7 @@ class SliceOrder {
   static uint32_t* allocate(size_t size) {
     void* memory = std::malloc(std::max<size_t>(size, 1) * sizeof(uint32_t));
     if (!memory) throw std::bad_alloc();
+    advise_huge_pages_if_large(memory, std::max<size_t>(size, 1) * sizeof(uint32_t));
     return static_cast<uint32_t*>(memory);
   }
 

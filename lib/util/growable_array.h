@@ -9,6 +9,8 @@
 #include <new>
 #include <type_traits>
 
+#include "util/huge_page_pool.h"
+
 namespace tracecompact {
 
 template <typename T>
@@ -40,6 +42,7 @@ class GrowableArray {
     const size_t capacity = capacity_ ? capacity_ * 2 : 1024;
     void* grown = std::realloc(data_, capacity * sizeof(T));
     if (!grown) throw std::bad_alloc();
+    advise_huge_pages_if_large(grown, capacity * sizeof(T));
     data_ = static_cast<T*>(grown);
     capacity_ = capacity;
   }

@@ -6,15 +6,16 @@
 namespace tracecompact {
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-inline constexpr bool kSanitizerAllocator = true;
+#define TRACECOMPACT_SANITIZER_ALLOCATOR 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-inline constexpr bool kSanitizerAllocator = true;
-#else
-inline constexpr bool kSanitizerAllocator = false;
+#define TRACECOMPACT_SANITIZER_ALLOCATOR 1
 #endif
-#else
-inline constexpr bool kSanitizerAllocator = false;
 #endif
+#ifndef TRACECOMPACT_SANITIZER_ALLOCATOR
+#define TRACECOMPACT_SANITIZER_ALLOCATOR 0
+#endif
+
+inline constexpr bool kSanitizerAllocator = TRACECOMPACT_SANITIZER_ALLOCATOR != 0;
 
 }  // namespace tracecompact
