@@ -22,6 +22,9 @@ void set_allocator_policy() {
   // (docs/performance.md, session 23).
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   mallopt(M_ARENA_MAX, 1);
+  // Each block over the threshold is its own mapping now: the library may offer
+  // its large arrays as huge pages (util/huge_page_pool.h).
+  tracecompact::large_blocks_are_mapped_alone();
 }
 
 }  // namespace tracecompact_cli

@@ -44,8 +44,10 @@ DirectFileSink::DirectFileSink(int fd, std::string display_name, size_t buffer_s
   // Two buffers: one filling while the other is written (the write-behind
   // queue before this sink absorbs a slow write).
   buffers_.resize(2);
-  // The pool aligns its pages from kHugePoolSmallest on.
-  const size_t allocated = std::max(buffer_size_, kHugePoolSmallest);
+  // The pool aligns its pages from kHugePoolSmallest on; a sanitizer's
+  // aligned_alloc gets the exact size, so that it checks every byte past it.
+  const size_t allocated =
+      kSanitizerAllocator ? buffer_size_ : std::max(buffer_size_, kHugePoolSmallest);
   for (Buffer& buffer : buffers_) {
     buffer.bytes = std::unique_ptr<char, FreeBuffer>(allocate_buffer(allocated), {allocated});
     if (!buffer.bytes) {

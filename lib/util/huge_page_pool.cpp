@@ -3,6 +3,9 @@
 #include <sys/mman.h>
 
 #include <array>
+#include <atomic>
+#include <cassert>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -44,8 +47,10 @@ struct Slab {
 
   bool page_used(size_t page) const { return (used[page / 64] >> (page % 64)) & 1; }
   void set_pages(size_t first, size_t count, bool in_use) {
+    assert(first + count <= kPagesPerSlab && (in_use || used_pages >= count));
     for (size_t page = first; page < first + count; ++page) {
       const uint64_t bit = uint64_t{1} << (page % 64);
+      assert(page_used(page) != in_use);  // a page taken twice, or freed twice
       used[page / 64] = in_use ? used[page / 64] | bit : used[page / 64] & ~bit;
     }
     used_pages = in_use ? used_pages + count : used_pages - count;
@@ -112,6 +117,7 @@ class SlabPool {
       if (slab.used_pages == 0) release_if_spare(i);
       return;
     }
+    assert(!"freed memory that no slab holds");
   }
 
   size_t slab_count() {
@@ -145,6 +151,7 @@ SlabPool& slab_pool() {
 }  // namespace
 
 void* huge_pool_allocate(size_t bytes) {
+  if (bytes > static_cast<size_t>(PTRDIFF_MAX)) throw std::bad_alloc();  // no rounding overflows
   if (bytes < kHugePoolSmallest) {
     void* memory = std::malloc(bytes == 0 ? 1 : bytes);
     if (!memory) throw std::bad_alloc();
@@ -166,6 +173,19 @@ void advise_huge_pages(void* memory, size_t bytes) noexcept {
   const uintptr_t first = (start + kHugePoolSlabBytes - 1) & ~(kHugePoolSlabBytes - 1);
   const uintptr_t end = (start + bytes) & ~(kHugePoolSlabBytes - 1);
   if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
+}
+
+namespace {
+std::atomic<bool> large_blocks_mapped_alone{false};
+}  // namespace
+
+void large_blocks_are_mapped_alone() noexcept {
+  large_blocks_mapped_alone = true;
+}
+
+void advise_huge_pages_if_large(void* memory, size_t bytes) noexcept {
+  if (bytes >= kHugePagesFrom && large_blocks_mapped_alone.load(std::memory_order_relaxed))
+    advise_huge_pages(memory, bytes);
 }
 
 size_t huge_pool_slab_count() {

@@ -29,13 +29,15 @@ void huge_pool_deallocate(void* memory, size_t bytes) noexcept;
 // alone uses: a huge page is cleared and counted whole at its first touch.
 void advise_huge_pages(void* memory, size_t bytes) noexcept;
 
-// Large blocks (the plan's arrays) get that advice from this size on; glibc maps
-// each of them on its own (above its mmap threshold), so a huge page is never
-// shared with another block, and each holds at most one it has not filled.
+// Large blocks (the plan's arrays) get that advice from this size on, once the
+// program has said that malloc maps each of them on its own (a fixed mmap
+// threshold below it: app/allocator_policy.cpp). Then a huge page is never shared
+// with another block, and each block holds at most one it has not filled. Without
+// that, glibc may serve such blocks from its heap, where the advice would outlive
+// the block and reach later small allocations: no advice.
 inline constexpr size_t kHugePagesFrom = size_t{4} << 20;
-inline void advise_huge_pages_if_large(void* memory, size_t bytes) noexcept {
-  if (bytes >= kHugePagesFrom) advise_huge_pages(memory, bytes);
-}
+void large_blocks_are_mapped_alone() noexcept;
+void advise_huge_pages_if_large(void* memory, size_t bytes) noexcept;
 
 // For tests: slabs now mapped.
 size_t huge_pool_slab_count();
