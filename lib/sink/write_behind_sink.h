@@ -39,8 +39,8 @@ class WriteBehindSink final : public ByteSink {
 
  private:
   struct Block {
-    IoBytes bytes;  // storage circulates: adopt() swaps it with the caller's
-    size_t begin = 0;         // the data is bytes[begin, size)
+    IoBytes bytes;     // storage circulates: adopt() swaps it with the caller's
+    size_t begin = 0;  // the data is bytes[begin, size)
     size_t size = 0;
   };
   Block& filling() { return blocks_[handoff_.filling()]; }

@@ -24,6 +24,13 @@ size_t whole_pages(size_t bytes) {
   return (bytes + kPage - 1) / kPage;
 }
 
+uintptr_t round_down_to_huge(uintptr_t address) {
+  return address & ~(kHugePoolSlabBytes - 1);
+}
+uintptr_t round_up_to_huge(uintptr_t address) {
+  return round_down_to_huge(address + kHugePoolSlabBytes - 1);
+}
+
 // `bytes` (whole pages) mapped from a 2 MiB boundary and offered as huge
 // pages. Without transparent huge pages the hint is ignored: small pages.
 char* map_from_huge_boundary(size_t bytes) {
@@ -31,7 +38,7 @@ char* map_from_huge_boundary(size_t bytes) {
   void* raw = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   const auto start = reinterpret_cast<uintptr_t>(raw);
-  const uintptr_t aligned = (start + kHugePoolSlabBytes - 1) & ~(kHugePoolSlabBytes - 1);
+  const uintptr_t aligned = round_up_to_huge(start);
   const uintptr_t end = aligned + bytes;
   if (aligned > start) ::munmap(raw, aligned - start);
   if (start + mapped > end) ::munmap(reinterpret_cast<void*>(end), start + mapped - end);
@@ -107,7 +114,7 @@ class SlabPool {
 
   void deallocate(void* memory, size_t bytes) noexcept {
     const auto address = reinterpret_cast<uintptr_t>(memory);
-    char* const base = reinterpret_cast<char*>(address & ~(kHugePoolSlabBytes - 1));
+    char* const base = reinterpret_cast<char*>(round_down_to_huge(address));
     std::lock_guard lock(mutex_);
     for (size_t i = 0; i < slabs_.size(); ++i) {
       Slab& slab = slabs_[i];
@@ -170,8 +177,8 @@ void huge_pool_deallocate(void* memory, size_t bytes) noexcept {
 
 void advise_huge_pages(void* memory, size_t bytes) noexcept {
   const auto start = reinterpret_cast<uintptr_t>(memory);
-  const uintptr_t first = (start + kHugePoolSlabBytes - 1) & ~(kHugePoolSlabBytes - 1);
-  const uintptr_t end = (start + bytes) & ~(kHugePoolSlabBytes - 1);
+  const uintptr_t first = round_up_to_huge(start);
+  const uintptr_t end = round_down_to_huge(start + bytes);
   if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);
 }
 

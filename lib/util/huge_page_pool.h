@@ -2,7 +2,7 @@
 // segments, rendered output, write-behind blocks, direct-write buffers), backed
 // by transparent huge pages. On these machines the first touch of a fresh 4 KiB
 // page costs ~11 us, while a 2 MiB huge page costs about as much as a few small
-// ones: 64 MiB touched page by page took 200-250 ms, as huge pages 6-9 ms. The
+// ones: 64 MiB touched page by page took 187-251 ms, as huge pages 6-9 ms. The
 // buffers are a few hundred KiB each, so they share huge pages ("slabs"): a
 // buffer takes whole 4 KiB pages of a slab, and a slab goes back to the system
 // when its last buffer does, so the peak stays what the buffers hold.

@@ -13,7 +13,7 @@ namespace {
 
 struct RangeBatch {
   size_t begin = 0, end = 0;
-  IoBytes output; // its first output_size bytes: '[' and the rendered items
+  IoBytes output;  // its first output_size bytes: '[' and the rendered items
   size_t output_size = 0;
   std::exception_ptr error;
 

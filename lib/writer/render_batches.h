@@ -34,7 +34,7 @@ struct RenderBatch {
   // located it (plain inputs); null when the caller read them.
   const RandomAccessInput* read_from = nullptr;
   std::vector<EventAction> actions;  // one per event
-  IoBytes output;         // its first output_size bytes: '[' and the rendered events
+  IoBytes output;                    // its first output_size bytes: '[' and the rendered events
   size_t output_size = 0;
   std::vector<IdHole> id_holes;  // in output order
   RankWriteStats stats;
