@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "index/event_batches.h"
+#include "index/event_stretches.h"
 #include "index/identity_numbering.h"
 #include "json/event_parser.h"
 #include "json/number_format.h"
@@ -186,11 +187,17 @@ void trim_heap() {
 // Events between two looks for spare cores (an atomic load when there are none).
 constexpr uint64_t kSpareCoreCheckInterval = 1024;
 
-void note_segment(TraceIndex& index, const TraceTokenizer::Item& event) {
+// What pass 1 notes of every event's place: segment starts for pass 2 and,
+// for a merge, the event's length.
+void note_event_place(TraceIndex& index, PerEventRecords records, uint64_t event_index,
+                      uint64_t offset, uint64_t length) {
   if (index.segment_starts.empty() ||
-      event.offset - index.segment_starts.back().offset >= TraceIndex::kSegmentBytes)
-    index.segment_starts.push_back({event.offset, event.index});
-  index.events_end = event.offset + event.text.size();
+      offset - index.segment_starts.back().offset >= TraceIndex::kSegmentBytes)
+    index.segment_starts.push_back({offset, event_index});
+  index.events_end = offset + length;
+  if (records == PerEventRecords::kForMerge)
+    keep_record(index, index.event_lengths, event_index,
+                length <= UINT32_MAX ? static_cast<uint32_t>(length) : TraceIndex::kLongEvent);
 }
 
 void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
@@ -198,8 +205,8 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
                   TraceIndex& index) {
   index.display_name = input.display_name();
   index.record_grant = RecordGrant(std::move(budget));
-  auto source = input.open();
-  TraceTokenizer tokenizer(*source, input.chunk_size());
+  std::unique_ptr<ByteSource> source = input.open();
+  std::optional<TraceTokenizer> tokenizer(std::in_place, *source, input.chunk_size());
   IndexBuilder builder(index, records);
   EventParser top_level_parser;
   // Without workers the caller digests each event where the tokenizer holds it
@@ -214,9 +221,26 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   std::optional<WarmChunkSupply> warm_chunks;
   auto start_workers = [&](unsigned count) {
     batches.emplace(count, records);
-    warm_chunks.emplace();
+    if (!warm_chunks) warm_chunks.emplace();
   };
-  if (workers > 0) start_workers(workers);
+  // A plain input's events are read in stretches by the workers themselves
+  // (index/event_stretches.h); the tokenizer takes over where they stop.
+  auto read_stretches = [&] {
+    if (!warm_chunks) warm_chunks.emplace();
+    const TraceTokenizer::ResumePoint resume =
+        read_in_stretches(input, tokenizer->bytes_consumed(), workers, records,
+                          [&](const StretchBatch& batch, uint64_t first_index) {
+                            for (size_t i = 0; i < batch.digests.size(); ++i) {
+                              const uint64_t event_index = first_index + i;
+                              note_event_place(index, records, event_index, batch.places[i].offset,
+                                               batch.places[i].length);
+                              builder.add(batch.digests[i], batch.arena, event_index);
+                            }
+                          });
+    std::unique_ptr<ByteSource> resumed = input.open_at(resume.offset);
+    tokenizer.emplace(*resumed, input.chunk_size(), resume);
+    source = std::move(resumed);
+  };
   // From here on the events go through batches, in order, as if from the start.
   auto take_spare_cores = [&] {
     if (helper_cores.take_up_to(kMaxPassWorkers - 1) > 0)
@@ -224,6 +248,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   };
   auto add_batch = [&](const EventBatch& batch) { builder.add(batch); };
   auto take_event = [&](const TraceTokenizer::Item& item) {
+    if (!batches && workers > 0) start_workers(workers);
     if (!batches) {
       caller_arena.clear();
       builder.add(caller_digester.digest(item.text, item.index, item.offset, caller_arena),
@@ -242,7 +267,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   for (;;) {
     TraceTokenizer::Item item;
     try {
-      item = tokenizer.next();
+      item = tokenizer->next();
     } catch (...) {
       drain();  // an earlier event's fault wins over the tokenizer's
       throw;
@@ -256,6 +281,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
       case TraceTokenizer::Kind::kEventsBegin:
         index.has_events = true;
         index.events_key_position = index.top_level.size();
+        if (workers > 0 && !input.is_gzip()) read_stretches();
         break;
       case TraceTokenizer::Kind::kEvent:
         if (item.index >= TraceIndex::kMaxEvents) {
@@ -263,11 +289,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
           fail_input("the trace has more than " + std::to_string(TraceIndex::kMaxEvents) +
                      " events");
         }
-        note_segment(index, item);
-        if (records == PerEventRecords::kForMerge)
-          keep_record(index, index.event_lengths, item.index,
-                      item.text.size() <= UINT32_MAX ? static_cast<uint32_t>(item.text.size())
-                                                     : TraceIndex::kLongEvent);
+        note_event_place(index, records, item.index, item.offset, item.text.size());
         if (!batches && item.index % kSpareCoreCheckInterval == 0) take_spare_cores();
         take_event(item);
         break;
@@ -277,8 +299,8 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   }
   drain();
   if (!index.has_events) fail_input("traceEvents must be a list");
-  index.event_count = tokenizer.events_seen();
-  index.input_bytes = tokenizer.bytes_consumed();
+  index.event_count = tokenizer->events_seen();
+  index.input_bytes = tokenizer->bytes_consumed();
   builder.finish();
   index.record_grant.credit_slices(index.slices.size());
   if (index.slices.empty()) fail_input("trace contains no GPU kernel/memcpy/memset slices");

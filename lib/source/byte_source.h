@@ -59,6 +59,8 @@ class InOrderSource final : public ByteSource {
     position_ += got;
     return got;
   }
+  // Reading goes on from `offset` (a tokenizer resumed there).
+  void seek(uint64_t offset) { position_ = offset; }
 
  private:
   Input input_;

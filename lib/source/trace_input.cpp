@@ -140,6 +140,18 @@ std::unique_ptr<ByteSource> TraceInput::open() const {
   return std::make_unique<PrefetchSource>(std::move(raw));
 }
 
+std::unique_ptr<ByteSource> TraceInput::open_at(uint64_t offset) const {
+  if (gzip_) return nullptr;
+  if (memory_) {
+    auto source = std::make_unique<MemorySource>(*memory_);
+    source->seek(offset);
+    return source;
+  }
+  auto source = std::make_unique<FileSource>(path_, display_name_);
+  source->seek(offset);
+  return source;
+}
+
 std::unique_ptr<RandomAccessInput> TraceInput::open_random_access() const {
   if (gzip_) return nullptr;
   if (memory_) return std::make_unique<RandomAccessMemory>(*memory_);

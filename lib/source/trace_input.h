@@ -25,6 +25,8 @@ class TraceInput {
   std::unique_ptr<ByteSource> open() const;
   // The same bytes read at any offset; null for gzip, which only reads in order.
   std::unique_ptr<RandomAccessInput> open_random_access() const;
+  // A reader from `offset` on; null for gzip.
+  std::unique_ptr<ByteSource> open_at(uint64_t offset) const;
   const std::string& display_name() const { return display_name_; }
   // Read chunk for the tokenizer: 4 MiB, less for a small plain input.
   size_t chunk_size() const;

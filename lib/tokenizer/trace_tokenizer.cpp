@@ -133,6 +133,14 @@ bool unescape(std::string_view body, std::string& out) {
 TraceTokenizer::TraceTokenizer(ByteSource& source, size_t chunk_size)
     : source_(source), buffer_(chunk_size + kSlack) {}
 
+TraceTokenizer::TraceTokenizer(ByteSource& source, size_t chunk_size, ResumePoint resume)
+    : TraceTokenizer(source, chunk_size) {
+  base_offset_ = resume.offset;
+  state_ = resume.events_seen > 0 ? State::kAfterEvent : State::kEvents;
+  event_count_ = resume.events_seen;
+  seen_events_ = true;
+}
+
 bool TraceTokenizer::fill(size_t keep_from) {
   if (eof_) return false;
   // Keep the unfinished value at the front; grow only for a value larger than

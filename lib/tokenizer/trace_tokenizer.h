@@ -31,6 +31,16 @@ class TraceTokenizer {
 
   explicit TraceTokenizer(ByteSource& source, size_t chunk_size = size_t{4} << 20);
 
+  // Where a tokenizer takes over inside traceEvents: `offset` is just past
+  // event `events_seen - 1` (or, with none seen, just past the array's '[').
+  struct ResumePoint {
+    uint64_t offset = 0;
+    uint64_t events_seen = 0;
+  };
+  // Goes on from `resume`, as if it had read everything before: `source`
+  // starts at resume.offset.
+  TraceTokenizer(ByteSource& source, size_t chunk_size, ResumePoint resume);
+
   // The next part; views stay valid until the following call.
   Item next();
   uint64_t bytes_consumed() const { return base_offset_ + position_; }

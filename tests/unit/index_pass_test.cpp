@@ -3,12 +3,16 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "index/index_pass.h"
 #include "json/event_parser.h"
+#include "support/temp_dir.h"
 #include "support/trace_builder.h"
 #include "tracecompact/error.h"
 #include "util/spare_cores.h"
@@ -75,6 +79,62 @@ void require_same_index(const TraceIndex& one, const TraceIndex& other) {
   CHECK(other.int_pids == one.int_pids);
   CHECK(other.max_int_tid == one.max_int_tid);
   CHECK(other.event_count == one.event_count);
+  CHECK(other.input_bytes == one.input_bytes);
+  CHECK(other.events_end == one.events_end);
+  REQUIRE(other.segment_starts.size() == one.segment_starts.size());
+  for (size_t i = 0; i < one.segment_starts.size(); ++i) {
+    CHECK(other.segment_starts[i].offset == one.segment_starts[i].offset);
+    CHECK(other.segment_starts[i].index == one.segment_starts[i].index);
+  }
+  REQUIRE(other.top_level.size() == one.top_level.size());
+  for (size_t i = 0; i < one.top_level.size(); ++i) {
+    CHECK(other.top_level[i].key == one.top_level[i].key);
+    CHECK(other.top_level[i].text == one.top_level[i].text);
+  }
+}
+
+// A trace whose text misleads a reader that starts in the middle of the events
+// array: "}," before '{' inside strings and inside events (objects in arrays),
+// separators with more whitespace than a guess looks back over, events longer
+// than a stretch, and top-level values on both sides of the array.
+std::string misleading_events(uint32_t seed) {
+  std::mt19937 random(seed);
+  auto pick = [&](int n) { return static_cast<int>(random() % static_cast<uint32_t>(n)); };
+  const std::vector<std::string> separators = {
+      ",", ", ", ",\n", ",\n  ", ",\n" + std::string(100, ' '), " ,\t"};
+  std::string text = "{\"schemaVersion\":1,\"traceEvents\":[\n";
+  for (int i = 0; i < 1000; ++i) {
+    const std::string ts = std::to_string(i * 2) + (pick(2) ? ".25" : "");
+    std::string event;
+    switch (pick(6)) {
+      case 0:
+        event = kernel(0, 7 + pick(4), ts, "1", "k},{\\\"x\\\":{}},{ ");
+        break;
+      case 1:
+        event = kernel(0, 7 + pick(4), ts, "1", "gemm", ",\"list\":[{\"a\":1},{\"b\":[{}]},  {}]");
+        break;
+      case 2:
+        event = annotation(0, 7, ts, "3", "PP:0F" + std::to_string(pick(3)),
+                           "{\"nested\":[{\"}\":\",{\"},{}]}");
+        break;
+      case 3:
+        // Now and then longer than a stretch (about 1/32 of the array).
+        event = "{\"name\":\"" +
+                std::string(static_cast<size_t>(pick(6) ? pick(300) : 30000 + pick(30000)), 'x') +
+                "},{\",\"ph\":\"X\",\"pid\":9,\"tid\":1,\"ts\":" + ts + ",\"dur\":1}";
+        break;
+      case 4:
+        event = flow(0, 7, ts, i);
+        break;
+      default:
+        event =
+            "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"},\\n{\",\"pid\":9,\"tid\":2,\"ts\":" + ts + "}";
+        break;
+    }
+    if (i) text += separators[static_cast<size_t>(pick(static_cast<int>(separators.size())))];
+    text += event;
+  }
+  return text + "\n],\"deviceProperties\":[{\"id\":0},{\"id\":1}],\"baseTimeNanoseconds\":1}";
 }
 
 }  // namespace
@@ -258,6 +318,56 @@ TEST_CASE("tid and args.stream are compared as the reference's floats") {
       "\"tid\":-1,\"ts\":0,\"dur\":1,\"args\":{\"stream\":8}}";
   CHECK_THAT(error_of(trace({mismatched}), 0),
              Catch::Contains("GPU slice 0 has tid -1.0 != stream 8.0"));
+}
+
+TEST_CASE("workers reading stretches of the events build the reader's index") {
+  for (uint32_t seed : {1u, 2u, 3u, 4u}) {
+    INFO("seed " << seed);
+    const std::string text = misleading_events(seed);
+    const TraceIndex one = index_of(text, 0);
+    for (unsigned workers : {1u, 2u, 3u}) {
+      INFO("workers " << workers);
+      require_same_index(one, index_of(text, workers));
+    }
+  }
+  SECTION("an empty events array, and an array that is the whole trace") {
+    for (const std::string& text :
+         {std::string("{\"traceEvents\":[ ]}"), std::string("{\"traceEvents\":[]}"),
+          trace({kernel(0, 7, "0", "1")})}) {
+      INFO(text);
+      CHECK(error_of(text, 2) == error_of(text, 0));
+    }
+  }
+  SECTION("from a file") {
+    TempDir dir;
+    const std::string path = dir.path("t.json");
+    const std::string text = misleading_events(5);
+    std::ofstream(path, std::ios::binary) << text;
+    require_same_index(index_of(text, 0), build_index(TraceInput::open_path(path), 2));
+  }
+}
+
+TEST_CASE("workers reading stretches report the reader's first fault") {
+  const std::string text = misleading_events(7);
+  // Cut anywhere, and bytes broken anywhere: before, inside and after events.
+  for (size_t cut = 5; cut < text.size(); cut += text.size() / 97) {
+    INFO("cut at " << cut);
+    const std::string truncated = text.substr(0, cut);
+    CHECK(error_of(truncated, 2) == error_of(truncated, 0));
+    for (const char* bad : {";", "]", "{", "\""}) {
+      INFO("replaced by " << bad);
+      std::string broken = text;
+      broken.replace(cut, 1, bad);
+      CHECK(error_of(broken, 2) == error_of(broken, 0));
+    }
+  }
+  // A bad slice late in the array, after many stretches.
+  std::string late = text;
+  const size_t at = late.rfind("\"dur\":1,\"args\":{\"stream\"");
+  REQUIRE(at != std::string::npos);
+  late.replace(at, 7, "\"dur\":-1");
+  CHECK_THAT(error_of(late, 2), Catch::Contains("negative duration"));
+  CHECK(error_of(late, 2) == error_of(late, 0));
 }
 
 }  // namespace tracecompact
