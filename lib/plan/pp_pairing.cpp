@@ -105,8 +105,8 @@ class DestinationTable {
   std::vector<size_t> next_free_;
 };
 
-// Walks outwards from a source's mid: groups in order of distance, two groups at
-// equal distance merged by destination index.
+// Walks outwards from a source's mid: groups in order of distance, all groups
+// at the same distance (on both sides) merged by destination index.
 struct SourceCursor {
   double mid = 0;
   int64_t left = -1;  // next group to the left (mid below)
@@ -124,28 +124,32 @@ struct Candidate {
 };
 
 // The source's smallest unused candidate, advancing past exhausted groups.
+// Distances are rounded doubles, as the reference's are: far from the source's
+// mid, several groups on one side can round to the same distance, and their
+// destinations then tie, to be taken by index like those of the other side.
 bool next_candidate(SourceCursor& cursor, DestinationTable& table, size_t source, Candidate& out) {
+  auto distance_to = [&](size_t group) { return std::fabs(cursor.mid - table.group_mid(group)); };
   for (;;) {
     const bool has_left = cursor.left >= 0;
     const bool has_right = cursor.right < table.groups();
     if (!has_left && !has_right) return false;
-    const double left_distance =
-        has_left ? std::fabs(cursor.mid - table.group_mid(static_cast<size_t>(cursor.left)))
-                 : std::numeric_limits<double>::infinity();
-    const double right_distance = has_right ? std::fabs(cursor.mid - table.group_mid(cursor.right))
-                                            : std::numeric_limits<double>::infinity();
-    const double distance = std::min(left_distance, right_distance);
-    const bool use_left = has_left && left_distance == distance;
-    const bool use_right = has_right && right_distance == distance;
+    const double distance =
+        std::min(has_left ? distance_to(static_cast<size_t>(cursor.left))
+                          : std::numeric_limits<double>::infinity(),
+                 has_right ? distance_to(cursor.right) : std::numeric_limits<double>::infinity());
     size_t best = DestinationTable::npos;
-    if (use_left) best = std::min(best, table.first_unused(static_cast<size_t>(cursor.left)));
-    if (use_right) best = std::min(best, table.first_unused(cursor.right));
+    int64_t left = cursor.left;
+    for (; left >= 0 && distance_to(static_cast<size_t>(left)) == distance; --left)
+      best = std::min(best, table.first_unused(static_cast<size_t>(left)));
+    size_t right = cursor.right;
+    for (; right < table.groups() && distance_to(right) == distance; ++right)
+      best = std::min(best, table.first_unused(right));
     if (best != DestinationTable::npos) {
       out = {distance, source, best};
       return true;
     }
-    if (use_left) --cursor.left;
-    if (use_right) ++cursor.right;
+    cursor.left = left;
+    cursor.right = right;
   }
 }
 

@@ -247,3 +247,25 @@ TEST_CASE("an integer tid from 2^63 refuses the lanes above it, while such a pid
   CHECK(c.events()[1]["pid"].GetUint64() == 9223372036854775813ull);
   CHECK(c.events()[0]["tid"].GetInt64() == 1002);  // base: tid 2 + 1000
 }
+
+TEST_CASE("PP pairing ranks rounded distances as doubles, ties by destination", "[pp]") {
+  // A compute block near 100 us and 33 SEND blocks near 1.7e15 us (real
+  // profiler clocks): at that size neighbouring midpoints round to the same
+  // distance, and the tie goes to the earlier destination (tid 100), not to the
+  // nearer one in exact arithmetic (tid 102).
+  std::vector<std::string> events = {
+      kernel(0, 1, "101.125", "0", "gemm", ",\"name\":\"PP:0F0\""),
+      kernel(0, 1, "101.5", "0"),
+      kernel(0, 1, "102.25", "0", "gemm", ",\"name\":\"PP:0F0\""),
+  };
+  for (int i = 0; i < 33; ++i)
+    events.push_back(
+        annotation(0, 100 + i, "1712195495518999.0", i == 0 ? "0.5" : "0", "PP:0SEND_F0"));
+  const auto c = compact(trace(events));
+  std::vector<int64_t> destination_tids;
+  for (const auto& e : c.events().GetArray())
+    if (e.HasMember("cat") && std::string(e["cat"].GetString()) == "pp_compute_dependency" &&
+        std::string(e["ph"].GetString()) == "f")
+      destination_tids.push_back(e["tid"].GetInt64());
+  CHECK(destination_tids == std::vector<int64_t>{101, 100});
+}
