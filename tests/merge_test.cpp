@@ -119,6 +119,12 @@ TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
     write_file(dir.path("rank1_trace.json"), rank_trace(1, "", "1.0"));
     CHECK(merge_error(dir) == "all PP traces must contain integer baseTimeNanoseconds");
   }
+  SECTION("a base time beyond 64 bits") {
+    write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+    write_file(dir.path("rank1_trace.json"), rank_trace(1, "", "20000000000000000000"));
+    CHECK(merge_error(dir) ==
+          "baseTimeNanoseconds: the integer 20000000000000000000 does not fit in 64 bits");
+  }
   SECTION("missing distributedInfo") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
     write_file(dir.path("rank1_trace.json"),

@@ -181,7 +181,10 @@ TraceMetadata read_trace_metadata(const TraceIndex& index) {
     int64_t value = 0;
     const std::string_view text = json::trim_token(base->text);
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec == std::errc() && ptr == text.data() + text.size()) out.base_time_ns = value;
+    if (ec == std::errc() && ptr == text.data() + text.size())
+      out.base_time_ns = value;
+    else if (ec == std::errc::result_out_of_range && is_integer_token(text))
+      out.base_time_beyond_int64 = std::string(text);
   }
   if (const auto* info = index.find_top_level("distributedInfo"))
     read_distributed_info(info->text, out);

@@ -45,6 +45,7 @@ struct TraceMetadata {
   // string or object walks as an empty list.
   std::optional<size_t> pg_config_invalid_after;
   std::optional<int64_t> base_time_ns;  // baseTimeNanoseconds when an integer
+  std::string base_time_beyond_int64;   // its digits when an integer beyond int64
 };
 
 // The first PP group, in order, that `wanted` accepts. Like the reference's

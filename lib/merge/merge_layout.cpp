@@ -9,8 +9,14 @@ namespace tracecompact {
 namespace {}  // namespace
 
 void check_rank_metadata(const std::vector<const TraceMetadata*>& metadata) {
-  for (const TraceMetadata* m : metadata)
+  for (const TraceMetadata* m : metadata) {
+    // An integer, but more than the tool's 64-bit times hold (the reference's
+    // Python integers do): said as such rather than as missing.
+    if (!m->base_time_beyond_int64.empty())
+      fail_input("baseTimeNanoseconds: the integer " + m->base_time_beyond_int64 +
+                 " does not fit in 64 bits");
     if (!m->base_time_ns) fail_input("all PP traces must contain integer baseTimeNanoseconds");
+  }
   for (const TraceMetadata* m : metadata) {
     if (!m->has_distributed_info) fail_input("trace is missing distributedInfo");
     if (!m->rank) fail_input("trace distributedInfo is missing an integer rank");
