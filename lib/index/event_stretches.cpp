@@ -42,18 +42,24 @@ void StretchDigester::process(StretchBatch& batch) {
     reader_.start(input_, input_size_, batch.begin, batch.end, batch.known_first);
     std::string_view text;
     uint64_t offset = 0;
-    while (reader_.next(text, offset)) {
-      const size_t arena_size = batch.arena.size();
-      try {
-        // The index is the stretch's own: messages are made again by the tokenizer.
-        batch.digests.push_back(digester_.digest(text, batch.digests.size(), offset, batch.arena));
-      } catch (...) {
-        batch.arena.resize(arena_size);
-        reader_.stop_irregular();
-        break;
+    do {
+      batch.digests.clear();
+      batch.places.clear();
+      batch.arena.clear();
+      while (reader_.next(text, offset)) {
+        const size_t arena_size = batch.arena.size();
+        try {
+          // The index is the stretch's own: messages are made again by the tokenizer.
+          batch.digests.push_back(
+              digester_.digest(text, batch.digests.size(), offset, batch.arena));
+        } catch (...) {
+          batch.arena.resize(arena_size);
+          reader_.stop_irregular();
+          break;
+        }
+        batch.places.push_back({offset, text.size()});
       }
-      batch.places.push_back({offset, text.size()});
-    }
+    } while (reader_.guess_again());
     batch.first_event = reader_.first_event();
     batch.stop = reader_.stop();
     batch.stop_offset = reader_.stop_offset();

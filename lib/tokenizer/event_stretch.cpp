@@ -14,6 +14,7 @@ void EventStretchReader::start(const RandomAccessInput& input, uint64_t input_si
   input_size_ = input_size;
   end_ = end;
   guessed_ = known_first == kNone;
+  guesses_ = guessed_ ? 1 : 0;
   stopped_ = false;
   first_event_ = kNone;
   buffer_offset_ = guessed_ ? begin - std::min<uint64_t>(begin, kLookBack) : known_first;
@@ -92,6 +93,23 @@ void EventStretchReader::finish(Stop stop, uint64_t offset) {
 
 void EventStretchReader::stop_irregular() {
   if (!stopped_) finish(Stop::kIrregular, position_);
+}
+
+bool EventStretchReader::guess_again() {
+  // Not after an event that could not be closed within reach (first_event_ is
+  // kNone then): another guess inside it would read as far again.
+  if (!guessed_ || !stopped_ || stop_ == Stop::kNextEvent || first_event_ == kNone ||
+      guesses_ == kMostGuesses || stop_offset_ + 1 >= end_ || !in_buffer(stop_offset_ + 1))
+    return false;
+  // Nothing more to guess: this guess stands, for the caller to judge (the
+  // stretch that holds the array's end stops there rightly).
+  const uint64_t guess = guess_first_event(stop_offset_ + 1, end_);
+  if (guess == kNone) return false;
+  ++guesses_;
+  position_ = guess;
+  first_event_ = kNone;
+  stopped_ = false;
+  return true;
 }
 
 bool EventStretchReader::next(std::string_view& text, uint64_t& offset) {

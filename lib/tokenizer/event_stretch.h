@@ -45,6 +45,12 @@ class EventStretchReader {
   bool next(std::string_view& text, uint64_t& offset);
   // The caller could not take the event last handed out: the stretch stops there.
   void stop_irregular();
+  // A guessed stretch that stopped before its end (at a ']' or something
+  // irregular) has most likely started inside an event, in an array of
+  // objects: guesses again past where it stopped and starts over (the caller
+  // drops the events it took). False when there is nothing to guess again:
+  // the stretch then stands as it stopped.
+  bool guess_again();
 
   // Where the first event starts (kNone: no guess found, or a guessed stretch
   // ran into an event it could not close within reach: the end of the input,
@@ -57,6 +63,7 @@ class EventStretchReader {
   static constexpr size_t kLookBack = 64;            // bytes before a stretch, for the guess
   static constexpr size_t kReadPast = 64 << 10;      // read past the end: the last event
   static constexpr uint64_t kGuessReach = 8u << 20;  // a guessed stretch's farthest read past `end`
+  static constexpr int kMostGuesses = 16;            // per stretch
 
   bool in_buffer(uint64_t offset) const { return offset < buffer_offset_ + filled_; }
   char at(uint64_t offset) const { return buffer_[static_cast<size_t>(offset - buffer_offset_)]; }
@@ -73,6 +80,7 @@ class EventStretchReader {
   uint64_t input_size_ = 0;
   uint64_t end_ = 0;
   bool guessed_ = false;
+  int guesses_ = 0;
   IoBytes buffer_;
   uint64_t buffer_offset_ = 0;  // input offset of buffer_[0]
   size_t filled_ = 0;
