@@ -35,31 +35,19 @@ void StretchBatch::clear() {
 }
 
 void StretchDigester::process(StretchBatch& batch) {
-  batch.digests.clear();
-  batch.places.clear();
-  batch.arena.clear();
+  auto drop_events = [&] {
+    batch.digests.clear();
+    batch.places.clear();
+    batch.arena.clear();
+  };
+  drop_events();  // a batch read again holds an earlier reading's
   try {
     reader_.start(input_, input_size_, batch.begin, batch.end, batch.known_first);
-    std::string_view text;
-    uint64_t offset = 0;
-    do {
-      batch.digests.clear();
-      batch.places.clear();
-      batch.arena.clear();
-      while (reader_.next(text, offset)) {
-        const size_t arena_size = batch.arena.size();
-        try {
-          // The index is the stretch's own: messages are made again by the tokenizer.
-          batch.digests.push_back(
-              digester_.digest(text, batch.digests.size(), offset, batch.arena));
-        } catch (...) {
-          batch.arena.resize(arena_size);
-          reader_.stop_irregular();
-          break;
-        }
-        batch.places.push_back({offset, text.size()});
-      }
-    } while (reader_.guess_again());
+    for (;;) {
+      digest_events(batch);
+      if (!reader_.guess_again()) break;
+      drop_events();
+    }
     batch.first_event = reader_.first_event();
     batch.stop = reader_.stop();
     batch.stop_offset = reader_.stop_offset();
@@ -68,6 +56,23 @@ void StretchDigester::process(StretchBatch& batch) {
     // known one stops here (its events so far are whole).
     batch.first_event = kNone;
     batch.stop = EventStretchReader::Stop::kIrregular;
+  }
+}
+
+void StretchDigester::digest_events(StretchBatch& batch) {
+  std::string_view text;
+  uint64_t offset = 0;
+  while (reader_.next(text, offset)) {
+    const size_t arena_size = batch.arena.size();
+    try {
+      // The index is the stretch's own: messages are made again by the tokenizer.
+      batch.digests.push_back(digester_.digest(text, batch.digests.size(), offset, batch.arena));
+    } catch (...) {
+      batch.arena.resize(arena_size);
+      reader_.stop_irregular();
+      return;
+    }
+    batch.places.push_back({offset, text.size()});
   }
 }
 

@@ -50,6 +50,9 @@ class StretchDigester {
   void process(StretchBatch& batch);
 
  private:
+  // The events the reader hands out, until it stops or one fails to digest.
+  void digest_events(StretchBatch& batch);
+
   const RandomAccessInput& input_;
   const uint64_t input_size_;
   EventStretchReader reader_;
