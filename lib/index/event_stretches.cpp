@@ -10,6 +10,8 @@ namespace tracecompact {
 namespace {
 
 constexpr uint64_t kNone = EventStretchReader::kNone;
+// Events are parsed where the stretch reader holds them.
+static_assert(EventStretchReader::kPadding >= simdjson::SIMDJSON_PADDING);
 
 // Stretches in flight per worker: the caller only confirms them and builds the
 // index, so a few keep the workers busy.
