@@ -13,7 +13,7 @@ trap 'rm -rf "$corpus"' EXIT
 find fixtures -name '*.json' -size -64k -exec cp {} "$corpus/" \; 2>/dev/null || true
 cp fuzz/regressions/* "$corpus/" 2>/dev/null || true
 mkdir -p fuzz/artifacts
-for target in fuzz_tokenizer fuzz_compact; do
+for target in fuzz_tokenizer fuzz_compact fuzz_stretches; do
   args=(-max_len=16384 -rss_limit_mb=2048 -artifact_prefix=fuzz/artifacts/ -print_final_stats=1)
   if [ "$mode" = smoke ]; then
     args+=(-max_total_time=15)
