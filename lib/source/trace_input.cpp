@@ -127,21 +127,8 @@ size_t TraceInput::chunk_size() const {
   return std::max<size_t>(kSmallest, static_cast<size_t>(size_) + 1);
 }
 
-std::unique_ptr<ByteSource> TraceInput::open() const {
-  std::unique_ptr<ByteSource> raw;
-  if (memory_)
-    raw = std::make_unique<MemorySource>(*memory_);
-  else
-    raw = std::make_unique<FileSource>(path_, display_name_);
-  if (gzip_) raw = std::make_unique<GzipSource>(std::move(raw), display_name_);
-  // Read-ahead pays where inflating can overlap parsing; plain bytes are read
-  // straight into the caller's buffer (one copy fewer), memory is already there.
-  if (memory_ || !gzip_) return raw;
-  return std::make_unique<PrefetchSource>(std::move(raw));
-}
-
-std::unique_ptr<ByteSource> TraceInput::open_at(uint64_t offset) const {
-  if (gzip_) return nullptr;
+// The stored bytes from `offset` on, read in order.
+std::unique_ptr<ByteSource> TraceInput::stored_bytes_from(uint64_t offset) const {
   if (memory_) {
     auto source = std::make_unique<MemorySource>(*memory_);
     source->seek(offset);
@@ -150,6 +137,20 @@ std::unique_ptr<ByteSource> TraceInput::open_at(uint64_t offset) const {
   auto source = std::make_unique<FileSource>(path_, display_name_);
   source->seek(offset);
   return source;
+}
+
+std::unique_ptr<ByteSource> TraceInput::open() const {
+  std::unique_ptr<ByteSource> raw = stored_bytes_from(0);
+  if (!gzip_) return raw;
+  raw = std::make_unique<GzipSource>(std::move(raw), display_name_);
+  // Read-ahead pays where inflating can overlap parsing; plain bytes are read
+  // straight into the caller's buffer (one copy fewer), memory is already there.
+  if (memory_) return raw;
+  return std::make_unique<PrefetchSource>(std::move(raw));
+}
+
+std::unique_ptr<ByteSource> TraceInput::open_at(uint64_t offset) const {
+  return gzip_ ? nullptr : stored_bytes_from(offset);
 }
 
 std::unique_ptr<RandomAccessInput> TraceInput::open_random_access() const {

@@ -38,6 +38,7 @@ class TraceInput {
 
  private:
   TraceInput() = default;
+  std::unique_ptr<ByteSource> stored_bytes_from(uint64_t offset) const;
   std::string path_;        // file to read (empty for memory)
   std::string spool_path_;  // temporary file we own and delete
   std::shared_ptr<std::string> memory_;
