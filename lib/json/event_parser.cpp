@@ -473,9 +473,18 @@ const EventFields& EventParser::parse(std::string_view text, const EventOrigin& 
 }
 
 const EventFields& EventParser::parse_in_place(std::string_view text, const EventOrigin& origin) {
-  return parse_document(simdjson::padded_string_view(text.data(), text.size(),
-                                                     text.size() + simdjson::SIMDJSON_PADDING),
-                        origin, quick_);
+  try {
+    return parse_document(simdjson::padded_string_view(text.data(), text.size(),
+                                                       text.size() + simdjson::SIMDJSON_PADDING),
+                          origin, quick_);
+  } catch (const Error&) {
+    // simdjson reads the padding after a document, and for invalid text what it
+    // reports can depend on those bytes (here the input that follows the
+    // event). A fault is judged again on a copy followed by spaces, as events
+    // copied into batches are, so that every way of reading an event reports
+    // it alike.
+    return parse(text, origin);
+  }
 }
 
 const EventFields& EventParser::read_again_on_demand() {

@@ -23,6 +23,7 @@ void EventStretchReader::start(const RandomAccessInput& input, uint64_t input_si
   const size_t length = wanted > buffer_offset_ ? static_cast<size_t>(wanted - buffer_offset_) : 0;
   if (buffer_.size() < length + kPadding) buffer_.resize(length + kPadding);
   filled_ = input.read_at(buffer_offset_, buffer_.data(), length);
+  pad();
   position_ = guessed_ ? guess_first_event(begin, end) : known_first;
   if (position_ == kNone) finish(Stop::kIrregular, begin);
 }
@@ -39,7 +40,14 @@ bool EventStretchReader::read_more(uint64_t keep_from) {
   if (buffer_.size() < keep + length + kPadding) buffer_.resize(keep + length + kPadding);
   const size_t got = input_->read_at(filled_to, buffer_.data() + keep, length);
   filled_ += got;
+  pad();
   return got > 0;
+}
+
+// simdjson reads the padding after an event at the end of the data: spaces,
+// as the tokenizer's buffer has them, so that both read an event alike.
+void EventStretchReader::pad() {
+  std::memset(buffer_.data() + filled_, ' ', kPadding);
 }
 
 bool EventStretchReader::skip_whitespace(uint64_t& offset, uint64_t keep_from) {

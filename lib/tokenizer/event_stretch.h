@@ -69,6 +69,7 @@ class EventStretchReader {
   char at(uint64_t offset) const { return buffer_[static_cast<size_t>(offset - buffer_offset_)]; }
   // Reads more, keeping the bytes from `keep_from` on; false at the end of the input.
   bool read_more(uint64_t keep_from);
+  void pad();  // the padding after the data
   // Skips whitespace from `offset`; false at the end of the input.
   bool skip_whitespace(uint64_t& offset, uint64_t keep_from);
   uint64_t guess_first_event(uint64_t begin, uint64_t end) const;

@@ -153,11 +153,15 @@ bool TraceTokenizer::fill(size_t keep_from) {
   }
   if (end_ == capacity()) buffer_.resize(capacity() * 2 + kSlack);
   const size_t got = source_.read(buffer_.data() + end_, capacity() - end_);
+  end_ += got;
+  // An event parsed in place at the end of the data has the slack for
+  // simdjson's padding, which simdjson reads: the same bytes in every run
+  // (and as the workers' stretches have them), not what the buffer last held.
+  std::memset(buffer_.data() + end_, ' ', kSlack);
   if (got == 0) {
     eof_ = true;
     return false;
   }
-  end_ += got;
   return true;
 }
 
