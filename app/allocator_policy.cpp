@@ -19,7 +19,7 @@ void set_allocator_policy() {
   // these machines. One arena, so that a buffer freed by one thread serves the
   // next one's allocation (the threads allocate per batch, not per event).
   // 100 MB: 15.3 k -> 11.0 k page faults, 0.45 -> 0.41 s; peak RSS +2.5 MB
-  // (docs/performance.md, session 23).
+  // (docs/performance_history.md, session 23).
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   mallopt(M_ARENA_MAX, 1);
   // Each block over the threshold is its own mapping now: the library may offer

@@ -3,7 +3,7 @@
 // digests them where it read them. No thread reads ahead of the workers and no
 // event is copied: against a reading thread that hands copied events to parser
 // threads, pass 1 took 10-15 % less CPU and a quarter less time on two cores
-// (docs/performance.md, session 25). The caller confirms each
+// (docs/performance_history.md, session 25). The caller confirms each
 // stretch's first event, in order (reading a stretch again where a guess was
 // wrong), and takes its digests as if the events had been read one by one.
 #pragma once
