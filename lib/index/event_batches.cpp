@@ -29,7 +29,7 @@ EventDigest EventDigester::digest(std::string_view text, uint64_t index, uint64_
   const size_t arena_size = arena.size();
   try {
     EventDigest digest = digest_event(fields, parser_, index, arena);
-    if (records_ == PerEventRecords::kForMerge) digest.splice_site = parser_.splice_site();
+    if (records_.wants_splice_site()) digest.splice_site = parser_.splice_site();
     return digest;
   } catch (const Error&) {
     if (!parser_.read_quickly()) throw;

@@ -29,19 +29,19 @@ struct EventBatch {
 // time where the tokenizer holds them (the caller, without workers).
 class EventDigester {
  public:
-  explicit EventDigester(PerEventRecords records = PerEventRecords::kNone) : records_(records) {}
+  explicit EventDigester(DigestRecords records = {}) : records_(records) {}
   void process(EventBatch& batch);
   // `text` must be followed by simdjson's padding of readable bytes.
   EventDigest digest(std::string_view text, uint64_t index, uint64_t offset, std::string& arena);
 
  private:
   EventParser parser_;
-  const PerEventRecords records_;
+  const DigestRecords records_;
 };
 
 class EventBatches : public OrderedBatchRing<EventBatch, EventDigester> {
  public:
-  EventBatches(unsigned workers, PerEventRecords records)
+  EventBatches(unsigned workers, DigestRecords records)
       : OrderedBatchRing(workers, kBatchesPerWorker,
                          [records] { return std::make_unique<EventDigester>(records); }) {}
 

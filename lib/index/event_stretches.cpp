@@ -79,7 +79,7 @@ void StretchDigester::digest_events(StretchBatch& batch) {
 }
 
 TraceTokenizer::ResumePoint read_in_stretches(const TraceInput& input, uint64_t events_begin,
-                                              unsigned workers, PerEventRecords records,
+                                              unsigned workers, DigestRecords records,
                                               const TakeStretch& take) {
   const std::unique_ptr<RandomAccessInput> random_access = input.open_random_access();
   const uint64_t size = input.stored_size();

@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -27,21 +28,25 @@ namespace {
 // Appends event `event_index`'s record while the index's grant allows: a block
 // of records at a time, the first refusal ending them (the events after are
 // scanned for in pass 2). The slices indexed are credited at every block, taken
-// or not, so that the ranks read later have their allowance.
+// or not, so that the ranks read later have their allowance. Returns whether
+// the record was kept.
 template <typename T>
-void keep_record(TraceIndex& index, ChunkedVector<T>& records, uint64_t event_index, T record) {
+bool keep_record(TraceIndex& index, ChunkedVector<T>& records, uint64_t event_index, T record) {
   const bool kept_so_far = records.size() == event_index;
   if (event_index % TraceIndex::kRecordBlock == 0) {
     index.record_grant.credit_slices(index.slices.size());
-    if (kept_so_far && !index.record_grant.take(TraceIndex::kRecordBlock * sizeof(T))) return;
+    if (kept_so_far && !index.record_grant.take(TraceIndex::kRecordBlock * sizeof(T))) return false;
   }
   if (kept_so_far) records.push_back(record);
+  return kept_so_far;
 }
 
 // Builds the index from digests, in event order, on one thread.
 class IndexBuilder {
  public:
-  IndexBuilder(TraceIndex& index, PerEventRecords records) : index_(index), records_(records) {}
+  // `sites_open` is closed at the first splice site not kept (see DigestRecords).
+  IndexBuilder(TraceIndex& index, PerEventRecords records, std::atomic<bool>& sites_open)
+      : index_(index), records_(records), sites_open_(sites_open) {}
 
   void add(const EventDigest& d, const std::string& arena, uint64_t event_index) {
     if (d.has_int_tid) index_.max_int_tid = std::max(index_.max_int_tid.value_or(d.tid), d.tid);
@@ -54,8 +59,9 @@ class IndexBuilder {
       last_pid_ = d.pid;
     }
     if (d.named_launch) ++index_.graph_launches;
-    if (records_ == PerEventRecords::kForMerge)
-      keep_record(index_, index_.splice_sites, event_index, d.splice_site);
+    if (records_ == PerEventRecords::kForMerge && sites_open_.load(std::memory_order_relaxed) &&
+        !keep_record(index_, index_.splice_sites, event_index, d.splice_site))
+      sites_open_.store(false, std::memory_order_relaxed);
     const std::string_view text(arena.data() + d.text_at, d.text_length);
     switch (d.kind) {
       case EventDigest::kSlice: {
@@ -116,6 +122,7 @@ class IndexBuilder {
 
   TraceIndex& index_;
   const PerEventRecords records_;
+  std::atomic<bool>& sites_open_;
   StreamKeyIds annotation_track_ids_;
   uint32_t last_track_ = UINT32_MAX;
   std::unordered_set<int64_t> pids_;
@@ -207,11 +214,13 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   index.record_grant = RecordGrant(std::move(budget));
   std::unique_ptr<ByteSource> source = input.open();
   std::optional<TraceTokenizer> tokenizer(std::in_place, *source, input.chunk_size());
-  IndexBuilder builder(index, records);
+  std::atomic<bool> sites_open{true};
+  const DigestRecords digest_records{records, &sites_open};
+  IndexBuilder builder(index, records, sites_open);
   EventParser top_level_parser;
   // Without workers the caller digests each event where the tokenizer holds it
   // (followed by readable slack, as simdjson's padding needs): no copy.
-  EventDigester caller_digester(records);
+  EventDigester caller_digester(digest_records);
   std::string caller_arena;
   // Declared before the batches, so that their threads stop before the cores go back.
   BorrowedCores helper_cores(workers == 0 ? spare : nullptr);
@@ -220,7 +229,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   // grows would have it clear fresh pages; without, the cores are busy anyway.
   std::optional<WarmChunkSupply> warm_chunks;
   auto start_workers = [&](unsigned count) {
-    batches.emplace(count, records);
+    batches.emplace(count, digest_records);
     if (!warm_chunks) warm_chunks.emplace();
   };
   // A plain input's events are read in stretches by the workers themselves
@@ -228,7 +237,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   auto read_stretches = [&] {
     if (!warm_chunks) warm_chunks.emplace();
     const TraceTokenizer::ResumePoint resume =
-        read_in_stretches(input, tokenizer->bytes_consumed(), workers, records,
+        read_in_stretches(input, tokenizer->bytes_consumed(), workers, digest_records,
                           [&](const StretchBatch& batch, uint64_t first_index) {
                             for (size_t i = 0; i < batch.digests.size(); ++i) {
                               const uint64_t event_index = first_index + i;

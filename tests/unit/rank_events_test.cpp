@@ -63,10 +63,10 @@ std::vector<std::string> many_events() {
 
 struct Pass2 {
   explicit Pass2(std::string text, PerEventRecords records = PerEventRecords::kNone,
-                 std::shared_ptr<RecordBudget> budget = nullptr)
+                 std::shared_ptr<RecordBudget> budget = nullptr, unsigned pass1_workers = 0)
       : text_(std::move(text)),
         input(TraceInput::from_memory(text_)),
-        index(build_index(input, 0, nullptr, records, std::move(budget))),
+        index(build_index(input, pass1_workers, nullptr, records, std::move(budget))),
         plan(index) {}
 
   // The events pass 2 writes, as a JSON array.
@@ -162,7 +162,12 @@ TEST_CASE("a merge's records end where its budget does, and the events after the
   // first, as the tokenizer reads ahead) get two, splice sites one.
   auto budget = std::make_shared<RecordBudget>(3 * kBlock * 4, 0);
   const Pass2 scanned(text);
-  std::optional<Pass2> limited(std::in_place, text, PerEventRecords::kForMerge, budget);
+  // Pass 1's digesters stop working out splice sites at the first one refused,
+  // on the tokenizer's thread or in stretches read ahead by workers.
+  const unsigned pass1_workers = GENERATE(0u, 2u);
+  INFO("pass 1 workers: " << pass1_workers);
+  std::optional<Pass2> limited(std::in_place, text, PerEventRecords::kForMerge, budget,
+                               pass1_workers);
   REQUIRE(limited->index.event_count > 2 * kBlock);
   CHECK(limited->index.event_lengths.size() == 2 * kBlock);
   CHECK(limited->index.splice_sites.size() == kBlock);

@@ -5,8 +5,10 @@
 // offsets beyond 16 bits, events the tape reader hands on.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <string>
 
+#include "index/event_batches.h"
 #include "json/event_parser.h"
 #include "support/fixture_events.h"
 #include "support/random_events.h"
@@ -126,6 +128,20 @@ TEST_CASE("a site whose text is not a number is refused (the input changed)") {
   const Parsed parsed = padded(changed);
   TopLevelFields fields;
   CHECK_FALSE(fields_at_splice_site(parsed.text, site, fields));
+}
+
+TEST_CASE("pass 1's digesters work out splice sites only while a merge still keeps them") {
+  const Parsed parsed = padded(R"({"ph": "X", "pid": 9, "tid": 1, "ts": 3.25, "dur": 1})");
+  std::string arena;
+  std::atomic<bool> sites_open{true};
+  EventDigester merging({PerEventRecords::kForMerge, &sites_open});
+  CHECK(merging.digest(parsed.text, 0, 0, arena).splice_site != kNoSpliceSite);
+  sites_open = false;  // the merge's budget refused one
+  CHECK(merging.digest(parsed.text, 1, 0, arena).splice_site == kNoSpliceSite);
+  EventDigester single_trace;
+  CHECK(single_trace.digest(parsed.text, 0, 0, arena).splice_site == kNoSpliceSite);
+  EventDigester without_gate({PerEventRecords::kForMerge, nullptr});
+  CHECK(without_gate.digest(parsed.text, 0, 0, arena).splice_site != kNoSpliceSite);
 }
 
 }  // namespace tracecompact
