@@ -53,13 +53,11 @@ void check_slice(const EventFields& f, uint64_t event_index) {
   if (!f.dur.is_number()) fail_input(slice_field_error(event_index, "dur", "a number", f.dur));
   if (f.name.present() && !f.name.is_string())
     fail_input(slice_field_error(event_index, "name", "a string", f.name));
-  // The reference compares (and prints) both as floats: "tid 7.0 != stream 8.0";
-  // integers beyond 2^53 that round to one float are equal to it.
-  const double tid = static_cast<double>(f.tid.int_value);
-  const double stream = static_cast<double>(f.args_stream.int_value);
-  if (tid != stream)
-    fail_input(prefix() + " has tid " + python_float_repr(tid) + " != stream " +
-               python_float_repr(stream));
+  // Python's == on two integers is exact: 2^60 + 1 is not 2^60, although both
+  // are one double. Messages print numbers as floats (spec 1): "tid 7.0 != stream 8.0".
+  if (f.tid.int_value != f.args_stream.int_value)
+    fail_input(prefix() + " has tid " + python_float_repr(static_cast<double>(f.tid.int_value)) +
+               " != stream " + python_float_repr(static_cast<double>(f.args_stream.int_value)));
   if (f.dur.number < 0)
     fail_input(prefix() + " has negative duration " + python_float_repr(f.dur.number));
 }

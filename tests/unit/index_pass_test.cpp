@@ -307,12 +307,19 @@ TEST_CASE("a parser that refused an oversized integer reads the next event afres
   }
 }
 
-TEST_CASE("tid and args.stream are compared as the reference's floats") {
-  // Beyond 2^53 two integers can round to one float: the reference finds them equal.
-  const std::string slice =
+TEST_CASE("tid and args.stream are compared as integers, exactly") {
+  // Python's == on integers: beyond 2^53 two integers that round to one double
+  // still differ. The message prints both as floats (spec 1).
+  const std::string equal =
+      "{\"name\":\"k\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":0,"
+      "\"tid\":9007199254740993,\"ts\":0,\"dur\":1,\"args\":{\"stream\":9007199254740993}}";
+  CHECK(index_of(trace({equal}), 0).slices.size() == 1);
+  const std::string one_apart =
       "{\"name\":\"k\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":0,"
       "\"tid\":9007199254740993,\"ts\":0,\"dur\":1,\"args\":{\"stream\":9007199254740992}}";
-  CHECK(index_of(trace({slice}), 0).slices.size() == 1);
+  CHECK_THAT(
+      error_of(trace({one_apart}), 0),
+      Catch::Contains("GPU slice 0 has tid 9007199254740992.0 != stream 9007199254740992.0"));
   const std::string mismatched =
       "{\"name\":\"k\",\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":0,"
       "\"tid\":-1,\"ts\":0,\"dur\":1,\"args\":{\"stream\":8}}";
