@@ -157,6 +157,70 @@ TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
   }
 }
 
+TEST_CASE("a fault inside one rank names that rank's file", "[merge]") {
+  TempDir dir;
+  write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+  SECTION("in pass 1") {
+    write_file(dir.path("rank1_trace.json"),
+               rank_trace(1, "", "1", {"{\"cat\":\"kernel\",\"ph\":\"X\",\"pid\":0}"}));
+    CHECK(merge_error(dir) ==
+          "GPU slice 1 lacks pid/tid/ts/dur/stream (in " + dir.path("rank1_trace.json") + ")");
+  }
+  SECTION("in pass 2, where GPU flows are mapped") {
+    write_file(dir.path("rank1_trace.json"),
+               rank_trace(1, "", "1",
+                          {"{\"cat\":\"ac2g\",\"ph\":\"f\",\"id\":1,\"pid\":0,\"tid\":7,"
+                           "\"ts\":999,\"bp\":\"e\"}"}));
+    CHECK(merge_error(dir) ==
+          "mapped 0/1 GPU ac2g flow endpoints (in " + dir.path("rank1_trace.json") + ")");
+  }
+  SECTION("not twice where the message names it already") {
+    // Only the 10-byte gzip header: gzip errors name their file.
+    write_file(dir.path("rank1_trace.json.gz"), std::string("\x1f\x8b\x08\0\0\0\0\0\0\x03", 10));
+    CHECK(merge_error(dir) ==
+          dir.path("rank1_trace.json.gz") + ": gzip data is truncated (unexpected end of file)");
+  }
+}
+
+// The reference looks these up in sets, where Python cannot hash an array or an
+// object: every event's cat, and in a merge every event's ph and every metadata
+// event's name (a single trace looks names up only with integer pid and tid).
+TEST_CASE("a merge refuses an array or object where the reference hashes the value", "[merge]") {
+  TempDir dir;
+  write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
+  const std::string cpu_event_with_ph_list =
+      "{\"name\":\"op\",\"cat\":\"cpu_op\",\"ph\":[\"X\"],\"pid\":1,\"tid\":1,\"ts\":1}";
+  const std::string metadata_with_name_list_on_pid_string =
+      "{\"name\":[\"thread_name\"],\"ph\":\"M\",\"pid\":\"main\",\"tid\":1,\"args\":{}}";
+  SECTION("ph") {
+    write_file(dir.path("rank1_trace.json"), rank_trace(1, "", "1", {cpu_event_with_ph_list}));
+    CHECK(merge_error(dir) == "event 1 has a ph that is an array; expected a string (in " +
+                                  dir.path("rank1_trace.json") + ")");
+  }
+  SECTION("a metadata name, whatever its pid") {
+    write_file(dir.path("rank1_trace.json"),
+               rank_trace(1, "", "1", {metadata_with_name_list_on_pid_string}));
+    CHECK(merge_error(dir) ==
+          "metadata event 1 has a name that is an array; expected a string (in " +
+              dir.path("rank1_trace.json") + ")");
+  }
+  SECTION("cat") {
+    write_file(
+        dir.path("rank1_trace.json"),
+        rank_trace(1, "", "1", {"{\"name\":\"op\",\"cat\":{\"a\":1},\"ph\":\"X\",\"pid\":1}"}));
+    CHECK(merge_error(dir) == "event 1 has a cat that is an object; expected a string (in " +
+                                  dir.path("rank1_trace.json") + ")");
+  }
+  SECTION("the same events in a single trace: only cat is refused") {
+    write_file(dir.path("one.json"), trace({kernel(0, 7, "1000", "10"), cpu_event_with_ph_list,
+                                            metadata_with_name_list_on_pid_string}));
+    tracecompact::Options options;
+    options.input = dir.path("one.json");
+    options.output = dir.path("one_out.json");
+    CHECK_NOTHROW(tracecompact::run(options));
+  }
+}
+
 TEST_CASE("rank files: zero padding of any length, a missing folder, a folder for a file",
           "[merge]") {
   TempDir dir;

@@ -35,6 +35,12 @@ class EventDigester {
   EventDigest digest(std::string_view text, uint64_t index, uint64_t offset, std::string& arena);
 
  private:
+  // Pass 1 keeps merge records exactly when it reads a merge's rank.
+  EventChecks checks() const {
+    return records_.kind == PerEventRecords::kForMerge ? EventChecks::kMergeRank
+                                                       : EventChecks::kSingleTrace;
+  }
+
   EventParser parser_;
   const DigestRecords records_;
 };

@@ -27,11 +27,23 @@ void check_metadata_args(const EventFields& f, uint64_t event_index) {
                ") has args that is " + json_kind_name(f.args_kind) + "; expected an object");
 }
 
-// The reference looks the name of every metadata event with integer pid and
-// tid up in a set: an array or object name crashes it, so it is an error here.
-void check_metadata_name(const EventFields& f, uint64_t event_index) {
-  if (f.ph.is("M") && (f.name.kind == JsonKind::kArray || f.name.kind == JsonKind::kObject) &&
-      f.pid.is_int() && f.tid.is_int())
+bool is_container(const JsonScalar& value) {
+  return value.kind == JsonKind::kArray || value.kind == JsonKind::kObject;
+}
+
+// The reference looks some fields up in sets, where an array or object crashes
+// it (Python cannot hash them), so they are errors here: every event's cat; a
+// metadata event's name when its pid and tid are integers, and in a merge
+// whatever they are; in a merge every event's ph.
+void check_looked_up_fields(const EventFields& f, uint64_t event_index, EventChecks checks) {
+  const bool merge = checks == EventChecks::kMergeRank;
+  if (is_container(f.cat))
+    fail_input("event " + std::to_string(event_index) + " has a cat that is " +
+               json_kind_name(f.cat.kind) + "; expected a string");
+  if (merge && is_container(f.ph))
+    fail_input("event " + std::to_string(event_index) + " has a ph that is " +
+               json_kind_name(f.ph.kind) + "; expected a string");
+  if (f.ph.is("M") && is_container(f.name) && (merge || (f.pid.is_int() && f.tid.is_int())))
     fail_input("metadata event " + std::to_string(event_index) + " has a name that is " +
                json_kind_name(f.name.kind) + "; expected a string");
 }
@@ -115,7 +127,7 @@ void digest_annotation(const EventFields& f, EventParser& parser, uint64_t event
 }  // namespace
 
 EventDigest digest_event(const EventFields& f, EventParser& parser, uint64_t event_index,
-                         std::string& arena) {
+                         std::string& arena, EventChecks checks) {
   EventDigest d;
   d.has_int_pid = f.pid.is_int();
   d.has_int_tid = f.tid.is_int();
@@ -125,7 +137,7 @@ EventDigest digest_event(const EventFields& f, EventParser& parser, uint64_t eve
   d.tid = f.tid.is_int() ? f.tid.int_value : 0;
   d.named_launch = f.name.is("cudaGraphLaunch");
   check_metadata_args(f, event_index);
-  check_metadata_name(f, event_index);
+  check_looked_up_fields(f, event_index, checks);
   if (is_measured_slice(f)) {
     digest_slice(f, parser, event_index, d, arena);
   } else if (f.cat.is("gpu_user_annotation")) {

@@ -36,8 +36,12 @@ struct EventDigest {
   AnnotationRecord annotation{};  // kAnnotation; name and identity ids set by the builder
 };
 
+// Which checks an event gets: a merge's ranks get a few more, as the
+// reference reads more of their events (index/event_digest.cpp).
+enum class EventChecks : uint8_t { kSingleTrace, kMergeRank };
+
 // Digests the event `parser` just parsed; throws InputError when a check fails.
 EventDigest digest_event(const EventFields& fields, EventParser& parser, uint64_t event_index,
-                         std::string& arena);
+                         std::string& arena, EventChecks checks = EventChecks::kSingleTrace);
 
 }  // namespace tracecompact

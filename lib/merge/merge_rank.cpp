@@ -14,14 +14,17 @@ void Rank::open_input() {
 }
 
 void Rank::index_and_plan(unsigned requested_threads, bool side_by_side, SpareCores* spare) {
-  open_input();
-  const unsigned workers = side_by_side ? 0 : pass_workers(requested_threads, input->chunk_size());
-  SpareCores* rank_spare = side_by_side && worth_workers(input->chunk_size()) ? spare : nullptr;
-  index = build_index(*input, workers, rank_spare, PerEventRecords::kForMerge, record_budget);
-  metadata = read_trace_metadata(index);
-  first_pid_beyond_int64 = index.first_pid_beyond_int64;
-  BorrowedCores plan_helper(rank_spare);
-  plan = std::make_unique<CompactionPlan>(index, workers > 1 || plan_helper.take_up_to(1) > 0);
+  for_rank(*this, [&] {
+    open_input();
+    const unsigned workers =
+        side_by_side ? 0 : pass_workers(requested_threads, input->chunk_size());
+    SpareCores* rank_spare = side_by_side && worth_workers(input->chunk_size()) ? spare : nullptr;
+    index = build_index(*input, workers, rank_spare, PerEventRecords::kForMerge, record_budget);
+    metadata = read_trace_metadata(index);
+    first_pid_beyond_int64 = index.first_pid_beyond_int64;
+    BorrowedCores plan_helper(rank_spare);
+    plan = std::make_unique<CompactionPlan>(index, workers > 1 || plan_helper.take_up_to(1) > 0);
+  });
 }
 
 void Rank::place(const RankPlacement& placement) {
@@ -43,6 +46,12 @@ void Rank::release_index() {
   counts = plan->counts();
   plan.reset();
   index = TraceIndex();
+}
+
+Error naming_rank_file(const Rank& rank, const Error& error) {
+  const std::string message = error.what();
+  if (message.find(rank.file.path) != std::string::npos) return error;
+  return Error(error.kind(), message + " (in " + rank.file.path + ")");
 }
 
 }  // namespace tracecompact

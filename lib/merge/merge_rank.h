@@ -14,6 +14,7 @@
 #include "merge/rank_files.h"
 #include "plan/compaction_plan.h"
 #include "source/trace_input.h"
+#include "tracecompact/error.h"
 
 namespace tracecompact {
 
@@ -52,5 +53,20 @@ struct Rank {
   // written with less memory held, and the arrows are drawn in what they free.
   void release_index();
 };
+
+// `error` naming the rank's file, as " (in <path>)" after its message, unless
+// the message names it already (I/O and gzip errors do). Among several ranks,
+// "GPU slice 3 lacks pid/tid/ts/dur/stream" alone does not say where.
+Error naming_rank_file(const Rank& rank, const Error& error);
+
+// Runs `step` for `rank`; an Error it throws comes out naming the rank's file.
+template <typename Step>
+void for_rank(const Rank& rank, Step&& step) {
+  try {
+    step();
+  } catch (const Error& error) {
+    throw naming_rank_file(rank, error);
+  }
+}
 
 }  // namespace tracecompact

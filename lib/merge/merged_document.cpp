@@ -45,6 +45,10 @@ void MergedDocument::begin() {
 }
 
 void MergedDocument::write_rank(Rank& rank) {
+  for_rank(rank, [&] { write_rank_events_of(rank); });
+}
+
+void MergedDocument::write_rank_events_of(Rank& rank) {
   MergeEdit edit;
   edit.pid_map = &rank.pid_map;
   edit.ts_shift = rank.shift;

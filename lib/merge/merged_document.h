@@ -24,12 +24,13 @@ class MergedDocument {
   // The first PP rank, indexed: its top-level values up to traceEvents.
   void begin();
   // A rank's events, spans, lane and process metadata (pids numbered). The
-  // caller frees its index after (Rank::release_index).
+  // caller frees its index after (Rank::release_index). Errors name the rank's file.
   void write_rank(Rank& rank);
   // The arrows, the rest of the first rank's top-level values and the summary.
   void finish(const std::vector<Rank>& ranks, MergedArrows& arrows);
 
  private:
+  void write_rank_events_of(Rank& rank);
   void write_top_level(size_t from, size_t to);
   void write_distributed_info();
 
