@@ -178,9 +178,12 @@ class RankIndexers {
     }
     return !failed_;
   }
+  // Every rank read, and none failed: a failed rank has no plan for the arrows
+  // (the writer, between waiting for its rank and asking this, may meet a
+  // failure that came in meanwhile; it stops at the failed rank's turn).
   bool all_read() {
     std::lock_guard lock(mutex_);
-    return read_count_ == ranks_.size();
+    return read_count_ == ranks_.size() && !failed_;
   }
   // Waits for every rank; rethrows the first failure in file order.
   void finish() {
