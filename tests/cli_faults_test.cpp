@@ -118,6 +118,14 @@ TEST_CASE("a full disk is an I/O error and the device stays a device", "[cli]") 
   CHECK(is_char_device("/dev/full"));
 }
 
+TEST_CASE("a merge's full disk blames the output, not the rank being written", "[cli]") {
+  const std::string ranks =
+      (fs::path(TRACECOMPACT_FIXTURES) / "golden" / "syn_merge_pp2" / "ranks").string();
+  const CliOutcome result = run_cli({ranks, "--merge-pp-ranks", "-o", "/dev/full", "--overwrite"});
+  check_one_error_line(result, 3, "cannot write /dev/full");
+  CHECK(result.err.find("(in ") == std::string::npos);
+}
+
 TEST_CASE("devices are written in place: /dev/null stays a device", "[cli]") {
   const CliOutcome result = run_cli({example(), "-o", "/dev/null", "--overwrite"});
   INFO(result.describe());

@@ -28,14 +28,14 @@ EventDigest EventDigester::digest(std::string_view text, uint64_t index, uint64_
   const EventFields& fields = parser_.parse_in_place(text, {index, offset});
   const size_t arena_size = arena.size();
   try {
-    EventDigest digest = digest_event(fields, parser_, index, arena, checks());
-    if (records_.wants_splice_site()) digest.splice_site = parser_.splice_site();
+    EventDigest digest = digest_event(fields, parser_, index, arena, setup_.checks);
+    if (setup_.wants_splice_site()) digest.splice_site = parser_.splice_site();
     return digest;
   } catch (const Error&) {
     if (!parser_.read_quickly()) throw;
     // Judged again on demand, so that the message quotes the tokens as written.
     arena.resize(arena_size);
-    return digest_event(parser_.read_again_on_demand(), parser_, index, arena, checks());
+    return digest_event(parser_.read_again_on_demand(), parser_, index, arena, setup_.checks);
   }
 }
 

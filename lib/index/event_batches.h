@@ -29,27 +29,21 @@ struct EventBatch {
 // time where the tokenizer holds them (the caller, without workers).
 class EventDigester {
  public:
-  explicit EventDigester(DigestRecords records = {}) : records_(records) {}
+  explicit EventDigester(DigestSetup setup = {}) : setup_(setup) {}
   void process(EventBatch& batch);
   // `text` must be followed by simdjson's padding of readable bytes.
   EventDigest digest(std::string_view text, uint64_t index, uint64_t offset, std::string& arena);
 
  private:
-  // Pass 1 keeps merge records exactly when it reads a merge's rank.
-  EventChecks checks() const {
-    return records_.kind == PerEventRecords::kForMerge ? EventChecks::kMergeRank
-                                                       : EventChecks::kSingleTrace;
-  }
-
   EventParser parser_;
-  const DigestRecords records_;
+  const DigestSetup setup_;
 };
 
 class EventBatches : public OrderedBatchRing<EventBatch, EventDigester> {
  public:
-  EventBatches(unsigned workers, DigestRecords records)
+  EventBatches(unsigned workers, DigestSetup setup)
       : OrderedBatchRing(workers, kBatchesPerWorker,
-                         [records] { return std::make_unique<EventDigester>(records); }) {}
+                         [setup] { return std::make_unique<EventDigester>(setup); }) {}
 
  private:
   // The reading thread is pass 1's critical path; a deep ring lets it run on

@@ -4,9 +4,11 @@
 // event order on one thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
+#include "index/event_checks.h"
 #include "index/trace_index.h"
 #include "json/event_fields.h"
 #include "json/event_parser.h"
@@ -36,12 +38,34 @@ struct EventDigest {
   AnnotationRecord annotation{};  // kAnnotation; name and identity ids set by the builder
 };
 
-// Which checks an event gets: a merge's ranks get a few more, as the
-// reference reads more of their events (index/event_digest.cpp).
-enum class EventChecks : uint8_t { kSingleTrace, kMergeRank };
-
 // Digests the event `parser` just parsed; throws InputError when a check fails.
 EventDigest digest_event(const EventFields& fields, EventParser& parser, uint64_t event_index,
-                         std::string& arena, EventChecks checks = EventChecks::kSingleTrace);
+                         std::string& arena, EventChecks checks);
+
+// Whether pass 1 still keeps a merge's splice sites. The index builder closes it
+// at the first site the rank's record budget refuses (none is kept after that);
+// digesters on worker threads read it to spare the events after it the work.
+// Relaxed ordering is enough: the flag guards no other data, and a site worked
+// out just after the close is merely not kept.
+class SpliceSiteGate {
+ public:
+  bool open() const { return open_.load(std::memory_order_relaxed); }
+  void close() { open_.store(false, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> open_{true};
+};
+
+// How pass 1's digesters treat each event: its checks, and what they work out
+// for a merge's per-event records.
+struct DigestSetup {
+  EventChecks checks = EventChecks::kSingleTrace;
+  PerEventRecords records = PerEventRecords::kNone;
+  const SpliceSiteGate* sites = nullptr;  // none: always open
+
+  bool wants_splice_site() const {
+    return records == PerEventRecords::kForMerge && (sites == nullptr || sites->open());
+  }
+};
 
 }  // namespace tracecompact

@@ -79,7 +79,7 @@ void StretchDigester::digest_events(StretchBatch& batch) {
 }
 
 TraceTokenizer::ResumePoint read_in_stretches(const TraceInput& input, uint64_t events_begin,
-                                              unsigned workers, DigestRecords records,
+                                              unsigned workers, DigestSetup setup,
                                               const TakeStretch& take) {
   const std::unique_ptr<RandomAccessInput> random_access = input.open_random_access();
   const uint64_t size = input.stored_size();
@@ -94,7 +94,7 @@ TraceTokenizer::ResumePoint read_in_stretches(const TraceInput& input, uint64_t 
     if (batch.known_first == kNone) {
       if (expected >= batch.end) return;  // inside one event that started earlier
       if (batch.first_event != expected) {
-        if (!again) again.emplace(*random_access, size, records);
+        if (!again) again.emplace(*random_access, size, setup);
         batch.known_first = expected;
         again->process(batch);
       }
@@ -114,7 +114,7 @@ TraceTokenizer::ResumePoint read_in_stretches(const TraceInput& input, uint64_t 
       ended = true;
   };
   OrderedBatchRing<StretchBatch, StretchDigester> ring(workers, kStretchesPerWorker, [&] {
-    return std::make_unique<StretchDigester>(*random_access, size, records);
+    return std::make_unique<StretchDigester>(*random_access, size, setup);
   });
   for (uint64_t begin = events_begin; begin < size && !ended; begin += stretch) {
     const uint64_t end = size - begin > stretch ? begin + stretch : size;

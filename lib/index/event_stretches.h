@@ -44,8 +44,8 @@ struct StretchBatch {
 // A worker's state: reads and digests stretches.
 class StretchDigester {
  public:
-  StretchDigester(const RandomAccessInput& input, uint64_t input_size, DigestRecords records)
-      : input_(input), input_size_(input_size), digester_(records) {}
+  StretchDigester(const RandomAccessInput& input, uint64_t input_size, DigestSetup setup)
+      : input_(input), input_size_(input_size), digester_(setup) {}
   // Must not throw: a failure to read or digest stops the stretch as irregular,
   // and the tokenizer, taking over there, reports it.
   void process(StretchBatch& batch);
@@ -69,7 +69,7 @@ using TakeStretch = std::function<void(const StretchBatch& batch, uint64_t first
 // or something irregular (bad or unusual input) stops a stretch. Returns where
 // the tokenizer takes over: just past the last event handed over.
 TraceTokenizer::ResumePoint read_in_stretches(const TraceInput& input, uint64_t events_begin,
-                                              unsigned workers, DigestRecords records,
+                                              unsigned workers, DigestSetup setup,
                                               const TakeStretch& take);
 
 }  // namespace tracecompact

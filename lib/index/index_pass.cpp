@@ -3,7 +3,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <atomic>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -44,9 +43,9 @@ bool keep_record(TraceIndex& index, ChunkedVector<T>& records, uint64_t event_in
 // Builds the index from digests, in event order, on one thread.
 class IndexBuilder {
  public:
-  // `sites_open` is closed at the first splice site not kept (see DigestRecords).
-  IndexBuilder(TraceIndex& index, PerEventRecords records, std::atomic<bool>& sites_open)
-      : index_(index), records_(records), sites_open_(sites_open) {}
+  // `sites` is closed at the first splice site not kept (see SpliceSiteGate).
+  IndexBuilder(TraceIndex& index, PerEventRecords records, SpliceSiteGate& sites)
+      : index_(index), records_(records), sites_(sites) {}
 
   void add(const EventDigest& d, const std::string& arena, uint64_t event_index) {
     if (d.has_int_tid) index_.max_int_tid = std::max(index_.max_int_tid.value_or(d.tid), d.tid);
@@ -59,9 +58,9 @@ class IndexBuilder {
       last_pid_ = d.pid;
     }
     if (d.named_launch) ++index_.graph_launches;
-    if (records_ == PerEventRecords::kForMerge && sites_open_.load(std::memory_order_relaxed) &&
+    if (records_ == PerEventRecords::kForMerge && sites_.open() &&
         !keep_record(index_, index_.splice_sites, event_index, d.splice_site))
-      sites_open_.store(false, std::memory_order_relaxed);
+      sites_.close();
     const std::string_view text(arena.data() + d.text_at, d.text_length);
     switch (d.kind) {
       case EventDigest::kSlice: {
@@ -122,7 +121,7 @@ class IndexBuilder {
 
   TraceIndex& index_;
   const PerEventRecords records_;
-  std::atomic<bool>& sites_open_;
+  SpliceSiteGate& sites_;
   StreamKeyIds annotation_track_ids_;
   uint32_t last_track_ = UINT32_MAX;
   std::unordered_set<int64_t> pids_;
@@ -208,19 +207,19 @@ void note_event_place(TraceIndex& index, PerEventRecords records, uint64_t event
 }
 
 void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
-                  PerEventRecords records, std::shared_ptr<RecordBudget> budget,
+                  PerEventRecords records, std::shared_ptr<RecordBudget> budget, EventChecks checks,
                   TraceIndex& index) {
   index.display_name = input.display_name();
   index.record_grant = RecordGrant(std::move(budget));
   std::unique_ptr<ByteSource> source = input.open();
   std::optional<TraceTokenizer> tokenizer(std::in_place, *source, input.chunk_size());
-  std::atomic<bool> sites_open{true};
-  const DigestRecords digest_records{records, &sites_open};
-  IndexBuilder builder(index, records, sites_open);
+  SpliceSiteGate sites;
+  const DigestSetup setup{checks, records, &sites};
+  IndexBuilder builder(index, records, sites);
   EventParser top_level_parser;
   // Without workers the caller digests each event where the tokenizer holds it
   // (followed by readable slack, as simdjson's padding needs): no copy.
-  EventDigester caller_digester(digest_records);
+  EventDigester caller_digester(setup);
   std::string caller_arena;
   // Declared before the batches, so that their threads stop before the cores go back.
   BorrowedCores helper_cores(workers == 0 ? spare : nullptr);
@@ -229,7 +228,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   // grows would have it clear fresh pages; without, the cores are busy anyway.
   std::optional<WarmChunkSupply> warm_chunks;
   auto start_workers = [&](unsigned count) {
-    batches.emplace(count, digest_records);
+    batches.emplace(count, setup);
     if (!warm_chunks) warm_chunks.emplace();
   };
   // A plain input's events are read in stretches by the workers themselves
@@ -237,7 +236,7 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
   auto read_stretches = [&] {
     if (!warm_chunks) warm_chunks.emplace();
     const TraceTokenizer::ResumePoint resume =
-        read_in_stretches(input, tokenizer->bytes_consumed(), workers, digest_records,
+        read_in_stretches(input, tokenizer->bytes_consumed(), workers, setup,
                           [&](const StretchBatch& batch, uint64_t first_index) {
                             for (size_t i = 0; i < batch.digests.size(); ++i) {
                               const uint64_t event_index = first_index + i;
@@ -318,9 +317,10 @@ void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,
 }  // namespace
 
 TraceIndex build_index(const TraceInput& input, unsigned workers, SpareCores* spare,
-                       PerEventRecords records, std::shared_ptr<RecordBudget> record_budget) {
+                       PerEventRecords records, std::shared_ptr<RecordBudget> record_budget,
+                       EventChecks checks) {
   TraceIndex index;
-  index_events(input, workers, spare, records, std::move(record_budget), index);
+  index_events(input, workers, spare, records, std::move(record_budget), checks, index);
   // Pass 1 freed its parsers', batches' and tokenizer's buffers; give the pages
   // back rather than carry them through the plan, the peak of a run.
   trim_heap();

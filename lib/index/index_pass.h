@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "index/event_checks.h"
 #include "index/trace_index.h"
 #include "json/event_fields.h"
 #include "source/trace_input.h"
@@ -15,10 +16,11 @@ namespace tracecompact {
 // spare cores as it reads, and once it finds some parses the rest of the events
 // on as many workers, giving the cores back at the end. The index is the same
 // either way. A merge keeps more of each event (`records`), within
-// `record_budget` if given (shared by its ranks).
+// `record_budget` if given (shared by its ranks), and checks more (`checks`).
 TraceIndex build_index(const TraceInput& input, unsigned workers = 0, SpareCores* spare = nullptr,
                        PerEventRecords records = PerEventRecords::kNone,
-                       std::shared_ptr<RecordBudget> record_budget = nullptr);
+                       std::shared_ptr<RecordBudget> record_budget = nullptr,
+                       EventChecks checks = EventChecks::kSingleTrace);
 
 // Last segment of a (possibly "PP rank r | "-prefixed) thread name.
 std::string_view lane_name_tail(std::string_view name);

@@ -3,7 +3,6 @@
 // top-level values. Nothing is kept for events that are merely passed through.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -144,19 +143,6 @@ struct EventStart {
 enum class PerEventRecords : uint8_t {
   kNone,
   kForMerge,  // TraceIndex::splice_sites and event_lengths (8 bytes per event)
-};
-
-// What pass 1's digesters work out for those records. A merge keeps splice
-// sites only up to its budget's first refusal (index_pass.cpp), and from then on
-// `sites_open` is false, so the events after it are spared the work.
-struct DigestRecords {
-  PerEventRecords kind = PerEventRecords::kNone;
-  const std::atomic<bool>* sites_open = nullptr;  // none: always open
-
-  bool wants_splice_site() const {
-    return kind == PerEventRecords::kForMerge &&
-           (sites_open == nullptr || sites_open->load(std::memory_order_relaxed));
-  }
 };
 
 struct TopLevelValue {

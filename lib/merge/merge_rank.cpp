@@ -19,7 +19,8 @@ void Rank::index_and_plan(unsigned requested_threads, bool side_by_side, SpareCo
     const unsigned workers =
         side_by_side ? 0 : pass_workers(requested_threads, input->chunk_size());
     SpareCores* rank_spare = side_by_side && worth_workers(input->chunk_size()) ? spare : nullptr;
-    index = build_index(*input, workers, rank_spare, PerEventRecords::kForMerge, record_budget);
+    index = build_index(*input, workers, rank_spare, PerEventRecords::kForMerge, record_budget,
+                        EventChecks::kMergeRank);
     metadata = read_trace_metadata(index);
     first_pid_beyond_int64 = index.first_pid_beyond_int64;
     BorrowedCores plan_helper(rank_spare);
@@ -50,7 +51,9 @@ void Rank::release_index() {
 
 Error naming_rank_file(const Rank& rank, const Error& error) {
   const std::string message = error.what();
-  if (message.find(rank.file.path) != std::string::npos) return error;
+  // I/O errors name their own file, which may be the output's.
+  if (error.kind() != ErrorKind::kInvalidInput || message.find(rank.file.path) != std::string::npos)
+    return error;
   return Error(error.kind(), message + " (in " + rank.file.path + ")");
 }
 

@@ -54,9 +54,10 @@ struct Rank {
   void release_index();
 };
 
-// `error` naming the rank's file, as " (in <path>)" after its message, unless
-// the message names it already (I/O and gzip errors do). Among several ranks,
-// "GPU slice 3 lacks pid/tid/ts/dur/stream" alone does not say where.
+// `error` naming the rank's file, as " (in <path>)" after its message, if it is
+// about the input and does not name the file already (gzip errors do; I/O
+// errors keep theirs, which may be the output's). Among several ranks, "GPU
+// slice 3 lacks pid/tid/ts/dur/stream" alone does not say where.
 Error naming_rank_file(const Rank& rank, const Error& error);
 
 // Runs `step` for `rank`; an Error it throws comes out naming the rank's file.

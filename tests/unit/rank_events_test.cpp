@@ -159,18 +159,34 @@ TEST_CASE("a merge's records end where its budget does, and the events after the
   const std::string text = trace(many_events(), ",\"baseTimeNanoseconds\":1");
   constexpr uint64_t kBlock = TraceIndex::kRecordBlock;
   // Three blocks of 4-byte records, no allowance per slice: event lengths (taken
-  // first, as the tokenizer reads ahead) get two, splice sites one.
+  // first, as the tokenizer reads ahead) get two, splice sites one; all three
+  // go to lengths where a reading thread runs ahead of the parser threads.
   auto budget = std::make_shared<RecordBudget>(3 * kBlock * 4, 0);
   const Pass2 scanned(text);
-  // Pass 1's digesters stop working out splice sites at the first one refused,
-  // on the tokenizer's thread or in stretches read ahead by workers.
+  const Pass2 unlimited(text, PerEventRecords::kForMerge);
+  // Pass 1's digesters stop working out splice sites at the first one refused:
+  // on the tokenizer's thread, in stretches read ahead by workers (plain
+  // input), or in batches the reading thread hands to workers (gzip).
   const unsigned pass1_workers = GENERATE(0u, 2u);
-  INFO("pass 1 workers: " << pass1_workers);
-  std::optional<Pass2> limited(std::in_place, text, PerEventRecords::kForMerge, budget,
-                               pass1_workers);
+  const bool gzip = GENERATE(false, true);
+  INFO("pass 1 workers: " << pass1_workers << (gzip ? ", gzip" : ", plain"));
+  std::optional<Pass2> limited(std::in_place, gzip ? gzip_member(text) : text,
+                               PerEventRecords::kForMerge, budget, pass1_workers);
   REQUIRE(limited->index.event_count > 2 * kBlock);
-  CHECK(limited->index.event_lengths.size() == 2 * kBlock);
-  CHECK(limited->index.splice_sites.size() == kBlock);
+  REQUIRE(limited->index.event_count < 3 * kBlock);
+  if (gzip && pass1_workers > 0) {
+    // The reading thread notes every length before the digests come back.
+    CHECK(limited->index.event_lengths.size() == limited->index.event_count);
+    CHECK(limited->index.splice_sites.empty());
+  } else {
+    CHECK(limited->index.event_lengths.size() == 2 * kBlock);
+    CHECK(limited->index.splice_sites.size() == kBlock);
+  }
+  // The sites kept are the first ones, worked out in full.
+  size_t same_sites = 0;
+  for (uint64_t i = 0; i < limited->index.splice_sites.size(); ++i)
+    same_sites += limited->index.splice_sites[i] == unlimited.index.splice_sites[i];
+  CHECK(same_sites == limited->index.splice_sites.size());
   CHECK(!budget->try_take(1));
   check_same_merged_events(*limited, scanned);
   limited.reset();  // the index goes, and its records' share with it

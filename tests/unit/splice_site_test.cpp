@@ -5,7 +5,6 @@
 // offsets beyond 16 bits, events the tape reader hands on.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <string>
 
 #include "index/event_batches.h"
@@ -133,14 +132,14 @@ TEST_CASE("a site whose text is not a number is refused (the input changed)") {
 TEST_CASE("pass 1's digesters work out splice sites only while a merge still keeps them") {
   const Parsed parsed = padded(R"({"ph": "X", "pid": 9, "tid": 1, "ts": 3.25, "dur": 1})");
   std::string arena;
-  std::atomic<bool> sites_open{true};
-  EventDigester merging({PerEventRecords::kForMerge, &sites_open});
+  SpliceSiteGate sites;
+  EventDigester merging({EventChecks::kMergeRank, PerEventRecords::kForMerge, &sites});
   CHECK(merging.digest(parsed.text, 0, 0, arena).splice_site != kNoSpliceSite);
-  sites_open = false;  // the merge's budget refused one
+  sites.close();  // the merge's budget refused one
   CHECK(merging.digest(parsed.text, 1, 0, arena).splice_site == kNoSpliceSite);
   EventDigester single_trace;
   CHECK(single_trace.digest(parsed.text, 0, 0, arena).splice_site == kNoSpliceSite);
-  EventDigester without_gate({PerEventRecords::kForMerge, nullptr});
+  EventDigester without_gate({EventChecks::kMergeRank, PerEventRecords::kForMerge, nullptr});
   CHECK(without_gate.digest(parsed.text, 0, 0, arena).splice_site != kNoSpliceSite);
 }
 
