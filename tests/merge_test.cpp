@@ -107,29 +107,35 @@ TEST_CASE("merge refuses inconsistent rank sets", "[merge]") {
   SECTION("duplicate distributed ranks") {
     write_file(dir.path("rank0_trace.json"), rank_trace(3, "", "1"));
     write_file(dir.path("rank1_trace.json"), rank_trace(3, "", "1"));
-    CHECK(merge_error(dir) == "PP traces contain duplicate distributed ranks");
+    CHECK(merge_error(dir) == "PP traces contain duplicate distributed ranks (rank 3 in " +
+                                  dir.path("rank0_trace.json") + " and " +
+                                  dir.path("rank1_trace.json") + ")");
   }
   SECTION("missing base time") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
     write_file(dir.path("rank1_trace.json"), rank_trace(1, "", ""));
-    CHECK(merge_error(dir) == "all PP traces must contain integer baseTimeNanoseconds");
+    CHECK(merge_error(dir) == "all PP traces must contain integer baseTimeNanoseconds (in " +
+                                  dir.path("rank1_trace.json") + ")");
   }
   SECTION("float base time") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
     write_file(dir.path("rank1_trace.json"), rank_trace(1, "", "1.0"));
-    CHECK(merge_error(dir) == "all PP traces must contain integer baseTimeNanoseconds");
+    CHECK(merge_error(dir) == "all PP traces must contain integer baseTimeNanoseconds (in " +
+                                  dir.path("rank1_trace.json") + ")");
   }
   SECTION("a base time beyond 64 bits") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
     write_file(dir.path("rank1_trace.json"), rank_trace(1, "", "20000000000000000000"));
     CHECK(merge_error(dir) ==
-          "baseTimeNanoseconds: the integer 20000000000000000000 does not fit in 64 bits");
+          "baseTimeNanoseconds: the integer 20000000000000000000 does not fit in 64 bits (in " +
+              dir.path("rank1_trace.json") + ")");
   }
   SECTION("missing distributedInfo") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));
     write_file(dir.path("rank1_trace.json"),
                trace({kernel(0, 1, "0", "1")}, ",\"baseTimeNanoseconds\":1"));
-    CHECK(merge_error(dir) == "trace is missing distributedInfo");
+    CHECK(merge_error(dir) ==
+          "trace is missing distributedInfo (in " + dir.path("rank1_trace.json") + ")");
   }
   SECTION("a bad file name") {
     write_file(dir.path("rank0_trace.json"), rank_trace(0, "", "1"));

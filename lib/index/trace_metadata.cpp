@@ -177,6 +177,7 @@ void read_distributed_info(std::string_view text, TraceMetadata& out) {
 
 TraceMetadata read_trace_metadata(const TraceIndex& index) {
   TraceMetadata out;
+  out.source = index.display_name;
   if (const auto* base = index.find_top_level("baseTimeNanoseconds")) {
     int64_t value = 0;
     const std::string_view text = json::trim_token(base->text);

@@ -34,6 +34,7 @@ class GroupRank {
 using PPGroup = std::vector<GroupRank>;
 
 struct TraceMetadata {
+  std::string source;                 // the trace's file (its display name), for messages
   bool has_distributed_info = false;  // present and an object
   std::optional<int64_t> rank;        // distributedInfo.rank when an integer
   std::string backend_json = "null";  // raw JSON of distributedInfo.backend

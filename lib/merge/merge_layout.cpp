@@ -1,12 +1,22 @@
 #include "merge/merge_layout.h"
 
 #include <algorithm>
-#include <set>
+#include <map>
 
 #include "tracecompact/error.h"
 
 namespace tracecompact {
 namespace {}  // namespace
+
+namespace {
+
+// Which trace a message is about, after the spec's wording: among several
+// ranks "trace is missing distributedInfo" alone does not say which.
+std::string in_source(const TraceMetadata& m) {
+  return m.source.empty() ? std::string() : " (in " + m.source + ")";
+}
+
+}  // namespace
 
 void check_rank_metadata(const std::vector<const TraceMetadata*>& metadata) {
   for (const TraceMetadata* m : metadata) {
@@ -14,16 +24,19 @@ void check_rank_metadata(const std::vector<const TraceMetadata*>& metadata) {
     // Python integers do): said as such rather than as missing.
     if (!m->base_time_beyond_int64.empty())
       fail_input("baseTimeNanoseconds: the integer " + m->base_time_beyond_int64 +
-                 " does not fit in 64 bits");
-    if (!m->base_time_ns) fail_input("all PP traces must contain integer baseTimeNanoseconds");
+                 " does not fit in 64 bits" + in_source(*m));
+    if (!m->base_time_ns)
+      fail_input("all PP traces must contain integer baseTimeNanoseconds" + in_source(*m));
   }
   for (const TraceMetadata* m : metadata) {
-    if (!m->has_distributed_info) fail_input("trace is missing distributedInfo");
-    if (!m->rank) fail_input("trace distributedInfo is missing an integer rank");
+    if (!m->has_distributed_info) fail_input("trace is missing distributedInfo" + in_source(*m));
+    if (!m->rank) fail_input("trace distributedInfo is missing an integer rank" + in_source(*m));
   }
-  std::set<int64_t> seen;
+  std::map<int64_t, const TraceMetadata*> seen;
   for (const TraceMetadata* m : metadata)
-    if (!seen.insert(*m->rank).second) fail_input("PP traces contain duplicate distributed ranks");
+    if (const auto [first, inserted] = seen.emplace(*m->rank, m); !inserted)
+      fail_input("PP traces contain duplicate distributed ranks (rank " + std::to_string(*m->rank) +
+                 " in " + first->second->source + " and " + m->source + ")");
 }
 
 namespace {

@@ -94,6 +94,7 @@ std::optional<TraceMetadata> preview_rank_metadata(const TraceInput& input) {
     if (!found.values.find_top_level("baseTimeNanoseconds")) read_tail(input, found);
     if (found.repeated) return std::nullopt;
     TraceMetadata metadata = read_trace_metadata(found.values);
+    metadata.source = input.display_name();
     if (!metadata.base_time_ns || !metadata.has_distributed_info || !metadata.rank)
       return std::nullopt;
     return metadata;
