@@ -6,17 +6,10 @@
 #include "tracecompact/error.h"
 
 namespace tracecompact {
-namespace {}  // namespace
 
-namespace {
-
-// Which trace a message is about, after the spec's wording: among several
-// ranks "trace is missing distributedInfo" alone does not say which.
-std::string in_source(const TraceMetadata& m) {
-  return m.source.empty() ? std::string() : " (in " + m.source + ")";
+std::string in_file(const std::string& path) {
+  return path.empty() ? std::string() : " (in " + path + ")";
 }
-
-}  // namespace
 
 void check_rank_metadata(const std::vector<const TraceMetadata*>& metadata) {
   for (const TraceMetadata* m : metadata) {
@@ -24,13 +17,15 @@ void check_rank_metadata(const std::vector<const TraceMetadata*>& metadata) {
     // Python integers do): said as such rather than as missing.
     if (!m->base_time_beyond_int64.empty())
       fail_input("baseTimeNanoseconds: the integer " + m->base_time_beyond_int64 +
-                 " does not fit in 64 bits" + in_source(*m));
+                 " does not fit in 64 bits" + in_file(m->source));
     if (!m->base_time_ns)
-      fail_input("all PP traces must contain integer baseTimeNanoseconds" + in_source(*m));
+      fail_input("all PP traces must contain integer baseTimeNanoseconds" + in_file(m->source));
   }
   for (const TraceMetadata* m : metadata) {
-    if (!m->has_distributed_info) fail_input("trace is missing distributedInfo" + in_source(*m));
-    if (!m->rank) fail_input("trace distributedInfo is missing an integer rank" + in_source(*m));
+    if (!m->has_distributed_info)
+      fail_input("trace is missing distributedInfo" + in_file(m->source));
+    if (!m->rank)
+      fail_input("trace distributedInfo is missing an integer rank" + in_file(m->source));
   }
   std::map<int64_t, const TraceMetadata*> seen;
   for (const TraceMetadata* m : metadata)

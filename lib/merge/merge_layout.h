@@ -30,6 +30,11 @@ struct MergeLayout {
   bool same_as(const MergeLayout& other) const;
 };
 
+// " (in <path>)", put after a message's spec wording to say which trace of the
+// merge it is about ("trace is missing distributedInfo" alone does not); empty
+// for no path.
+std::string in_file(const std::string& path);
+
 // spec 11's checks of the ranks' metadata, each over all ranks before the next.
 void check_rank_metadata(const std::vector<const TraceMetadata*>& metadata);
 

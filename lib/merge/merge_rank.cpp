@@ -54,7 +54,7 @@ Error naming_rank_file(const Rank& rank, const Error& error) {
   // I/O errors name their own file, which may be the output's.
   if (error.kind() != ErrorKind::kInvalidInput || message.find(rank.file.path) != std::string::npos)
     return error;
-  return Error(error.kind(), message + " (in " + rank.file.path + ")");
+  return Error(error.kind(), message + in_file(rank.file.path));
 }
 
 }  // namespace tracecompact
