@@ -28,8 +28,9 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
       cxxopts::value<std::string>())(
       "threads",
       "worker threads that parse and render events (with --merge-pp-ranks also the ranks "
-      "indexed side by side); 1 = none (default: one per core, up to 4)",
-      cxxopts::value<unsigned>()->default_value("0"))("overwrite", "replace an existing output")(
+      "indexed side by side); 1 = none besides the reader and writer; default: one per core, "
+      "up to 4 (0 says the same)",
+      cxxopts::value<unsigned>())("overwrite", "replace an existing output")(
       "verify", "re-read the output and check it against the input")(
       "gzip", "gzip the output written to stdout (files: by a .gz name)")(
       "level", "gzip level 0..3 (ISA-L)", cxxopts::value<int>()->default_value("1"))(
@@ -62,7 +63,7 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
   options.verify = parsed.count("verify") > 0;
   options.gzip_stdout = parsed.count("gzip") > 0;
   options.gzip_level = parsed["level"].as<int>();
-  options.threads = parsed["threads"].as<unsigned>();
+  options.threads = parsed.count("threads") ? parsed["threads"].as<unsigned>() : 0;
   timings = parsed.count("timings") > 0;
   return options;
 }

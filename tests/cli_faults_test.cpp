@@ -182,7 +182,26 @@ TEST_CASE("usage errors exit 2 with one line", "[cli]") {
   SECTION("a gzip level out of range") {
     check_one_error_line(run_cli({example(), "-o", output, "--level", "9"}), 2, "--level");
   }
+  SECTION("a thread count that is no number") {
+    check_one_error_line(run_cli({example(), "-o", output, "--threads", "two"}), 2, "two");
+  }
   CHECK(join(entries_of(dir.root())).empty());
+}
+
+TEST_CASE("--help names every option and each default once", "[cli]") {
+  const CliOutcome result = run_cli({"--help"});
+  INFO(result.describe());
+  CHECK(result.exit_code == 0);
+  CHECK(result.err.empty());
+  for (const char* option : {"--output", "--merge-pp-ranks", "--ranks", "--threads", "--overwrite",
+                             "--verify", "--gzip", "--level", "--timings", "--version"})
+    CHECK(result.out.find(option) != std::string::npos);
+  // --threads states its default in words; cxxopts once added "(default: 0)".
+  const size_t threads = result.out.find("--threads");
+  const std::string threads_help =
+      result.out.substr(threads, result.out.find("--overwrite") - threads);
+  CHECK(threads_help.find("default:") == threads_help.rfind("default:"));
+  CHECK(threads_help.find("one per core") != std::string::npos);
 }
 
 // Regression: when the summary cannot be written to stdout
