@@ -181,7 +181,8 @@ fresh_start() {
   sleep "$SETTLE"
 }
 
-# run_once ERRLOG CMD... -> sets RUN_S, RUN_KB, RUN_RC
+# run_once ERRLOG CMD... -> sets RUN_S, RUN_KB, RUN_CPU_S (user + system seconds of the
+# command and the children it waited for; null without /usr/bin/time), RUN_RC
 run_once() {
   local err=$1
   shift
@@ -192,12 +193,14 @@ run_once() {
   if [[ -n $TIME_BIN ]]; then
     local start end
     start=$(now)
-    "$TIME_BIN" -f '%e %M' -o "$tf" "${limit[@]}" "$@" >"$WORK/stdout.txt" 2>"$err" || RUN_RC=$?
+    "$TIME_BIN" -f '%e %M %U %S' -o "$tf" "${limit[@]}" "$@" >"$WORK/stdout.txt" 2>"$err" || RUN_RC=$?
     end=$(now)
     # Our own clock: %e has only two decimals.
     RUN_S=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}')
     RUN_KB=$(tail -n 1 -- "$tf" | awk '{print $2}')
+    RUN_CPU_S=$(tail -n 1 -- "$tf" | awk '{printf "%.2f", $3 + $4}')
   else
+    RUN_CPU_S=null
     (
       TIMEFORMAT=%3R
       { time "${limit[@]}" "$@" >"$WORK/stdout.txt" 2>"$err"; } 2>"$tf"
@@ -218,7 +221,7 @@ max_of() { printf '%s\n' "$@" | sort -g | tail -n 1; }
 #
 # run_into KEY NAME CMD... : one run of CMD, its time and peak added to KEY's; a
 # failed run ends KEY's runs (later calls for KEY do nothing).
-declare -A ACC_TIMES=() ACC_PEAKS=() ACC_STATUS=() ACC_CMD=()
+declare -A ACC_TIMES=() ACC_PEAKS=() ACC_CPUS=() ACC_STATUS=() ACC_CMD=()
 run_into() {
   local key=$1 name=$2
   shift 2
@@ -238,14 +241,17 @@ run_into() {
   fi
   ACC_TIMES[$key]+=" $RUN_S"
   ACC_PEAKS[$key]+=" $RUN_KB"
+  ACC_CPUS[$key]+=" $RUN_CPU_S"
 }
 
-# finish_key KEY -> sets M_STATUS, M_MEDIAN, M_PEAK_KB, M_RUNS_JSON, M_CMD and forgets KEY
+# finish_key KEY -> sets M_STATUS, M_MEDIAN, M_CPU (median CPU seconds), M_PEAK_KB,
+# M_RUNS_JSON, M_CMD and forgets KEY
 finish_key() {
   local key=$1
-  local -a times peaks
+  local -a times peaks cpus
   read -r -a times <<<"${ACC_TIMES[$key]:-}"
   read -r -a peaks <<<"${ACC_PEAKS[$key]:-}"
+  read -r -a cpus <<<"${ACC_CPUS[$key]:-}"
   M_STATUS=${ACC_STATUS[$key]:-ok}
   M_CMD=${ACC_CMD[$key]:-}
   if [[ $M_STATUS == ok && ${#times[@]} -gt 0 ]]; then
@@ -253,12 +259,15 @@ finish_key() {
     M_PEAK_KB=$(max_of "${peaks[@]}")
     [[ $M_PEAK_KB == 0 ]] && M_PEAK_KB=null  # the RSS poll saw nothing (run too short)
     M_RUNS_JSON="[$(IFS=,; echo "${times[*]}")]"
+    M_CPU=null
+    [[ ${cpus[0]:-null} != null ]] && M_CPU=$(median "${cpus[@]}")
   else
     M_MEDIAN=null
+    M_CPU=null
     M_PEAK_KB=null
     M_RUNS_JSON="[]"
   fi
-  unset "ACC_TIMES[$key]" "ACC_PEAKS[$key]" "ACC_STATUS[$key]" "ACC_CMD[$key]"
+  unset "ACC_TIMES[$key]" "ACC_PEAKS[$key]" "ACC_CPUS[$key]" "ACC_STATUS[$key]" "ACC_CMD[$key]"
 }
 
 mb_per_s() {  # mb_per_s BYTES SECONDS
@@ -288,21 +297,22 @@ record() {  # record SCENARIO LABEL INPUT INPUT_BYTES BASELINE_NAME (after finis
   base_mbs=$(mb_per_s "$bytes" "$M_MEDIAN")
   local within=null
   [[ $T_PEAK_KB != null ]] && within=$( ((T_PEAK_KB <= T_BUDGET_KB)) && echo true || echo false)
-  RECORDS+=("$(printf '{"scenario": %s, "label": %s, "input": %s, "input_bytes": %s, "tool": {"status": %s, "command": %s, "median_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s, "measured_slices": %s, "rss_budget_kb": %s, "rss_within_budget": %s}, "baseline": {"name": %s, "status": %s, "command": %s, "median_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s}, "ratio_tool_to_baseline": %s}' \
+  RECORDS+=("$(printf '{"scenario": %s, "label": %s, "input": %s, "input_bytes": %s, "tool": {"status": %s, "command": %s, "median_s": %s, "median_cpu_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s, "measured_slices": %s, "rss_budget_kb": %s, "rss_within_budget": %s}, "baseline": {"name": %s, "status": %s, "command": %s, "median_s": %s, "median_cpu_s": %s, "mb_per_s": %s, "peak_rss_kb": %s, "runs_s": %s}, "ratio_tool_to_baseline": %s}' \
     "$(json_str "$scenario")" "$(json_str "$label")" "$(json_str "$input")" "$bytes" \
-    "$(json_str "$T_STATUS")" "$(json_str "$T_CMD")" "$T_MEDIAN" "$tool_mbs" "$T_PEAK_KB" "$T_RUNS_JSON" \
+    "$(json_str "$T_STATUS")" "$(json_str "$T_CMD")" "$T_MEDIAN" "$T_CPU" "$tool_mbs" "$T_PEAK_KB" "$T_RUNS_JSON" \
     "$T_SLICES" "$T_BUDGET_KB" "$within" \
-    "$(json_str "$base_name")" "$(json_str "$M_STATUS")" "$(json_str "$M_CMD")" "$M_MEDIAN" "$base_mbs" \
+    "$(json_str "$base_name")" "$(json_str "$M_STATUS")" "$(json_str "$M_CMD")" "$M_MEDIAN" "$M_CPU" "$base_mbs" \
     "$M_PEAK_KB" "$M_RUNS_JSON" "$ratio")")
   TABLE+=("$(awk -v l="$label" -v mb="$bytes" -v ts="$T_MEDIAN" -v tm="$tool_mbs" -v tk="$T_PEAK_KB" \
+    -v tc="$T_CPU" -v bc="$M_CPU" \
     -v st="$T_STATUS" -v bn="$base_name" -v bs="$M_MEDIAN" -v bm="$base_mbs" -v bk="$M_PEAK_KB" -v r="$ratio" \
     -v gk="$T_BUDGET_KB" '
     function rss(k) { return k == "null" ? "-" : sprintf("%.1f", k / 1024) }
     function num(v, f) { return v == "null" ? "-" : sprintf(f, v) }
     BEGIN {
-      printf "%-34s %9.1f | %9s %8s %9s %9s | %-22s %8s %8s %9s | %6s%s\n", l, mb / 1e6,
-        num(ts, "%.3f"), num(tm, "%.1f"), rss(tk), rss(gk), bn, num(bs, "%.3f"), num(bm, "%.1f"),
-        rss(bk), num(r, "%.2f"), (st == "ok" ? "" : "  TOOL " st)
+      printf "%-34s %9.1f | %9s %6s %8s %9s %9s | %-22s %8s %6s %8s %9s | %6s%s\n", l, mb / 1e6,
+        num(ts, "%.3f"), num(tc, "%.2f"), num(tm, "%.1f"), rss(tk), rss(gk), bn, num(bs, "%.3f"),
+        num(bc, "%.2f"), num(bm, "%.1f"), rss(bk), num(r, "%.2f"), (st == "ok" ? "" : "  TOOL " st)
     }')")
   printf '%s\n' "${TABLE[-1]}"
 }
@@ -312,7 +322,8 @@ record() {  # record SCENARIO LABEL INPUT INPUT_BYTES BASELINE_NAME (after finis
 # 64 MiB + 64 bytes per measured slice.
 finish_tool() {  # finish_tool KEY: finish_key, kept as the tool's side (T_*)
   finish_key "$1"
-  T_STATUS=$M_STATUS T_MEDIAN=$M_MEDIAN T_PEAK_KB=$M_PEAK_KB T_RUNS_JSON=$M_RUNS_JSON T_CMD=$M_CMD
+  T_STATUS=$M_STATUS T_MEDIAN=$M_MEDIAN T_CPU=$M_CPU T_PEAK_KB=$M_PEAK_KB T_RUNS_JSON=$M_RUNS_JSON
+  T_CMD=$M_CMD
   T_SLICES=$({ grep -o '"measured_slices": *[0-9]*' "$WORK/stdout_$1.txt" 2>/dev/null || true; } |
     awk -F: '{s += $2} END {print s + 0}')
   T_BUDGET_KB=$(awk -v n="$T_SLICES" 'BEGIN {printf "%d", 65536 + 64 * n / 1024}')
@@ -446,8 +457,9 @@ echo "tracecompact benchmark: $RUNS run(s) each, median wall time; MB = 10^6 byt
 echo "tool: $TOOL"
 [[ -n $TIME_BIN ]] || echo "note: /usr/bin/time missing (Debian package 'time'); RSS is polled"
 echo "RSS MB = MiB; goal = 64 MiB + 64 bytes per measured slice (from the tool's summary)"
-printf '%-34s %9s | %9s %8s %9s %9s | %-22s %8s %8s %9s | %6s\n' scenario "input MB" "tool s" \
-  "MB/s" "RSS MB" "goal MB" baseline "s" "MB/s" "RSS MB" ratio
+echo "cpu = median user + system seconds (of every process of the command)"
+printf '%-34s %9s | %9s %6s %8s %9s %9s | %-22s %8s %6s %8s %9s | %6s\n' scenario "input MB" \
+  "tool s" cpu "MB/s" "RSS MB" "goal MB" baseline "s" cpu "MB/s" "RSS MB" ratio
 
 for size in "${SIZE_LIST[@]}"; do
   scenario_json "$size"
