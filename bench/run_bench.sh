@@ -8,6 +8,8 @@
 #   traces  with --traces DIR: your own traces, each against parse_floor (or zcat | gzip -1),
 #           and their merge against one by one when DIR holds two or more rank traces
 # Inputs are generated once into a cache folder and reused. MB means 10^6 bytes of JSON.
+# Each command's median wall time, median CPU seconds (user + system of all its processes)
+# and peak RSS are reported.
 set -euo pipefail
 shopt -s inherit_errexit  # so a failing generator inside $(gen_single ...) stops the script
 
