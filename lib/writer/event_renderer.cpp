@@ -99,8 +99,23 @@ bool EventRenderer::fields_at_site(std::string_view text, uint64_t event_index,
   return true;
 }
 
+// An event the plan leaves as it is, copied (a single trace) or with pid and ts
+// spliced where pass 1 found them (a merge); false: render() looks closer.
+bool EventRenderer::copy_unchanged(std::string_view text, uint64_t event_index, JsonOut& out) {
+  if (!merge_) {
+    out.raw(text);
+    return true;
+  }
+  const auto& sites = plan_.index().splice_sites;
+  if (event_index >= sites.size()) return false;
+  const SpliceSite site = sites[event_index];
+  return site != kNoSpliceSite && splicer_.write_at_site(text, site, *merge_, out);
+}
+
 void EventRenderer::render(std::string_view text, const EventOrigin& origin, EventAction action,
                            JsonOut& out, RankWriteStats& stats) {
+  // Most events: before any of the per-event state below is set up.
+  if (action.kind == EventAction::Kind::kCopy && copy_unchanged(text, origin.index, out)) return;
   const TraceIndex& index = plan_.index();
   EventEdit edit;
   ValueSpan stream_span;

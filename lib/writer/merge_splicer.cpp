@@ -33,9 +33,7 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     return false;
   const std::string_view ph = fields.ph.found ? fields.ph.in(text) : std::string_view();
   if (ph.find('\\') != std::string_view::npos || ph == "\"M\"") return false;
-  count_ = 0;
-  used_ = 0;
-  has_flow_id_ = false;
+  start();
   if (fields.id.found && is_flow_phase_token(ph)) {
     const auto integer = FlowIdRenumberer::integer_value(fields.id.in(text));
     if (!integer) return false;
@@ -43,33 +41,7 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     has_flow_id_ = true;
     add(fields.id.at, fields.id.length, {}, true);
   }
-  if (fields.pid.found) {
-    const std::string_view token = fields.pid.in(text);
-    // Most events repeat the previous pid token: its replacement is kept. A pid
-    // that is not an integer stays as it is.
-    const bool repeated = last_pid_token_size_ > 0 &&
-                          token == std::string_view(last_pid_token_, last_pid_token_size_);
-    if (repeated || is_integer_text(token)) {
-      if (!repeated && !map_pid(token, merge)) return false;
-      add(fields.pid.at, fields.pid.length, std::string_view(last_pid_text_, last_pid_text_size_));
-    }
-  }
-  if (fields.ts.found && is_number_text(fields.ts.in(text))) {
-    const std::string_view ts = fields.ts.in(text);
-    // ts + 0.0 is ts: the rank with the earliest base keeps its tokens.
-    if (merge.ts_shift.offset_us != 0 || !is_short_plain_number(ts)) {
-      char* begin = digits_ + used_;
-      char* end = write_shifted_timestamp(ts, merge.ts_shift, begin);
-      if (!end) {
-        const double shifted = read_number_token(ts) + merge.ts_shift.offset_us;
-        if (!std::isfinite(shifted)) return false;
-        end = write_round_trip(shifted, begin, digits_ + sizeof digits_);
-      }
-      used_ = static_cast<size_t>(end - digits_);
-      add(fields.ts.at, fields.ts.length,
-          std::string_view(begin, static_cast<size_t>(end - begin)));
-    }
-  }
+  if (!add_pid(text, fields.pid, merge) || !add_ts(text, fields.ts, merge)) return false;
   if (edit.tid) {
     if (!fields.tid.found) return false;
     add(fields.tid.at, fields.tid.length, integer_text(*edit.tid));
@@ -78,13 +50,68 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     if (!stream_span.valid()) return false;
     add(stream_span.at, stream_span.length, integer_text(*edit.stream));
   }
+  emit(text, flow_ids, out);
+  return true;
+}
+
+bool MergeSplicer::write_at_site(std::string_view text, SpliceSite site, const MergeEdit& merge,
+                                 JsonOut& out) {
+  FieldSpan pid, ts;
+  if (!splice_site_spans(text, site, pid, ts)) return false;
+  start();
+  if (!add_pid(text, pid, merge) || !add_ts(text, ts, merge)) return false;
+  if (count_ == 2 && parts_[1].at < parts_[0].at) std::swap(parts_[0], parts_[1]);
+  out.raw_spliced(text, parts_, count_);
+  return true;
+}
+
+void MergeSplicer::start() {
+  count_ = 0;
+  used_ = 0;
+  has_flow_id_ = false;
+}
+
+// Most events repeat the previous pid token: its replacement is kept. A pid
+// that is not an integer stays as it is. False: for the full rewriter.
+bool MergeSplicer::add_pid(std::string_view text, const FieldSpan& pid, const MergeEdit& merge) {
+  if (!pid.found) return true;
+  const std::string_view token = pid.in(text);
+  const bool repeated =
+      last_pid_token_size_ > 0 && token == std::string_view(last_pid_token_, last_pid_token_size_);
+  if (!repeated && !is_integer_text(token)) return true;
+  if (!repeated && !map_pid(token, merge)) return false;
+  add(pid.at, pid.length, std::string_view(last_pid_text_, last_pid_text_size_));
+  return true;
+}
+
+// False when the shifted time is no finite number: for the full rewriter.
+bool MergeSplicer::add_ts(std::string_view text, const FieldSpan& ts_span, const MergeEdit& merge) {
+  if (!ts_span.found) return true;
+  const std::string_view ts = ts_span.in(text);
+  if (!is_number_text(ts)) return true;
+  // ts + 0.0 is ts: the rank with the earliest base keeps its tokens.
+  if (merge.ts_shift.offset_us == 0 && is_short_plain_number(ts)) return true;
+  char* begin = digits_ + used_;
+  char* end = write_shifted_timestamp(ts, merge.ts_shift, begin);
+  if (!end) {
+    const double shifted = read_number_token(ts) + merge.ts_shift.offset_us;
+    if (!std::isfinite(shifted)) return false;
+    end = write_round_trip(shifted, begin, digits_ + sizeof digits_);
+  }
+  used_ = static_cast<size_t>(end - digits_);
+  add(ts_span.at, ts_span.length, std::string_view(begin, static_cast<size_t>(end - begin)));
+  return true;
+}
+
+// The parts in text order, written over the event's own tokens.
+void MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out) {
   // At most five parts, nearly in order: an insertion sort.
   for (size_t i = 1; i < count_; ++i)
     for (size_t j = i; j > 0 && parts_[j].at < parts_[j - 1].at; --j)
       std::swap(parts_[j], parts_[j - 1]);
   if (!has_flow_id_) {
     out.raw_spliced(text, parts_, count_);
-    return true;
+    return;
   }
   out.raw_spliced(text, parts_, count_, [&](size_t i) {
     if (parts_[i].flow_id)
@@ -92,7 +119,6 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     else
       out.stream().write(parts_[i].text.data(), parts_[i].text.size());
   });
-  return true;
 }
 
 // Maps an integer pid token to its merged pid's text (kept with the token);

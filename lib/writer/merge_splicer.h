@@ -24,6 +24,10 @@ class MergeSplicer {
   bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
              const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out,
              const TopLevelFields* located = nullptr);
+  // The lean path for an event pass 1 found a splice site in (neither metadata
+  // nor a flow) and the plan leaves as it is: only pid and ts change. False:
+  // take write() or the full rewriter.
+  bool write_at_site(std::string_view text, SpliceSite site, const MergeEdit& merge, JsonOut& out);
 
  private:
   struct Part {
@@ -37,6 +41,10 @@ class MergeSplicer {
     parts_[count_++] = {at, length, text, flow_id};
   }
 
+  void start();
+  bool add_pid(std::string_view text, const FieldSpan& pid, const MergeEdit& merge);
+  bool add_ts(std::string_view text, const FieldSpan& ts, const MergeEdit& merge);
+  void emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out);
   bool map_pid(std::string_view token, const MergeEdit& merge);
 
   // The last pid token mapped and its merged pid's text: most events repeat it.

@@ -247,10 +247,14 @@ bool number_span_at(std::string_view text, uint16_t at, FieldSpan& span) {
 
 }  // namespace
 
+bool splice_site_spans(std::string_view text, SpliceSite site, FieldSpan& pid, FieldSpan& ts) {
+  return number_span_at(text, splice_site_pid(site), pid) &&
+         number_span_at(text, splice_site_ts(site), ts);
+}
+
 bool fields_at_splice_site(std::string_view text, SpliceSite site, TopLevelFields& fields) {
   fields = {};
-  return number_span_at(text, splice_site_pid(site), fields.pid) &&
-         number_span_at(text, splice_site_ts(site), fields.ts);
+  return splice_site_spans(text, site, fields.pid, fields.ts);
 }
 
 bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid) {

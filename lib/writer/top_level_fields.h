@@ -36,6 +36,8 @@ bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool
 // rest not found. False when the text there is no number (the input changed
 // since pass 1): the caller scans instead. `text` as for the scan.
 bool fields_at_splice_site(std::string_view text, SpliceSite site, TopLevelFields& fields);
+// The same for pid and ts alone, into spans that start not found.
+bool splice_site_spans(std::string_view text, SpliceSite site, FieldSpan& pid, FieldSpan& ts);
 
 // The byte-by-byte scan alone, which tests compare the block scan with.
 bool locate_top_level_fields_by_bytes(std::string_view text, TopLevelFields& fields, bool need_tid);
