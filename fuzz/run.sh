@@ -8,14 +8,13 @@ cd "$(dirname "$0")/.."
 mode=${1:-smoke}
 build=build/asan/fuzz
 corpus=$(mktemp -d)
-trap 'rm -rf "$corpus"' EXIT
+merge_corpus=$(mktemp -d)
+trap 'rm -rf "$corpus" "$merge_corpus"' EXIT
 # Seeds: every fixture trace (plain JSON), small enough for the fuzzer.
 find fixtures -name '*.json' -size -64k -exec cp {} "$corpus/" \; 2>/dev/null || true
 cp fuzz/regressions/* "$corpus/" 2>/dev/null || true
 # fuzz_merge cuts each input into two ranks at its first 0xFF byte: its seeds
 # are golden merges joined so, beside the single traces.
-merge_corpus=$(mktemp -d)
-trap 'rm -rf "$corpus" "$merge_corpus"' EXIT
 cp "$corpus"/* fuzz/merge_seeds/* "$merge_corpus/"
 mkdir -p fuzz/artifacts
 for target in fuzz_tokenizer fuzz_compact fuzz_stretches fuzz_merge; do

@@ -84,14 +84,18 @@ bool read_marked_event(std::string_view text, MarkedEvent& event) {
 
 }  // namespace
 
+// Pass 1's splice site for the event, kNoSpliceSite past the records kept.
+SpliceSite EventRenderer::splice_site_of(uint64_t event_index) const {
+  const auto& sites = plan_.index().splice_sites;
+  return event_index < sites.size() ? sites[event_index] : kNoSpliceSite;
+}
+
 // A merge's fields from pass 1's splice site, with the tid pass 1 located where
 // the plan moves the event; false: the splicer finds them itself.
 bool EventRenderer::fields_at_site(std::string_view text, uint64_t event_index,
                                    const EventEdit& edit, ValueSpan tid_span,
                                    TopLevelFields& fields) const {
-  const auto& sites = plan_.index().splice_sites;
-  if (event_index >= sites.size()) return false;
-  const SpliceSite site = sites[event_index];
+  const SpliceSite site = splice_site_of(event_index);
   if (site == kNoSpliceSite || !fields_at_splice_site(text, site, fields)) return false;
   if (!edit.tid) return true;
   if (!tid_span.valid() || size_t{tid_span.at} + tid_span.length > text.size()) return false;
@@ -106,9 +110,7 @@ bool EventRenderer::copy_unchanged(std::string_view text, uint64_t event_index, 
     out.raw(text);
     return true;
   }
-  const auto& sites = plan_.index().splice_sites;
-  if (event_index >= sites.size()) return false;
-  const SpliceSite site = sites[event_index];
+  const SpliceSite site = splice_site_of(event_index);
   return site != kNoSpliceSite && splicer_.write_at_site(text, site, *merge_, out);
 }
 

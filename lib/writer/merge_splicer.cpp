@@ -60,7 +60,7 @@ bool MergeSplicer::write_at_site(std::string_view text, SpliceSite site, const M
   if (!splice_site_spans(text, site, pid, ts)) return false;
   start();
   if (!add_pid(text, pid, merge) || !add_ts(text, ts, merge)) return false;
-  if (count_ == 2 && parts_[1].at < parts_[0].at) std::swap(parts_[0], parts_[1]);
+  sort_parts();
   out.raw_spliced(text, parts_, count_);
   return true;
 }
@@ -103,12 +103,16 @@ bool MergeSplicer::add_ts(std::string_view text, const FieldSpan& ts_span, const
   return true;
 }
 
-// The parts in text order, written over the event's own tokens.
-void MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out) {
-  // At most five parts, nearly in order: an insertion sort.
+// The parts in text order. At most five, nearly in order: an insertion sort.
+void MergeSplicer::sort_parts() {
   for (size_t i = 1; i < count_; ++i)
     for (size_t j = i; j > 0 && parts_[j].at < parts_[j - 1].at; --j)
       std::swap(parts_[j], parts_[j - 1]);
+}
+
+// The parts written over the event's own tokens.
+void MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out) {
+  sort_parts();
   if (!has_flow_id_) {
     out.raw_spliced(text, parts_, count_);
     return;

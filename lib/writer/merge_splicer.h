@@ -44,6 +44,7 @@ class MergeSplicer {
   void start();
   bool add_pid(std::string_view text, const FieldSpan& pid, const MergeEdit& merge);
   bool add_ts(std::string_view text, const FieldSpan& ts, const MergeEdit& merge);
+  void sort_parts();
   void emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out);
   bool map_pid(std::string_view token, const MergeEdit& merge);
 
