@@ -203,7 +203,7 @@ void note_event_place(TraceIndex& index, PerEventRecords records, uint64_t event
   index.events_end = offset + length;
   if (records == PerEventRecords::kForMerge)
     keep_record(index, index.event_lengths, event_index,
-                length <= UINT32_MAX ? static_cast<uint32_t>(length) : TraceIndex::kLongEvent);
+                length <= UINT16_MAX ? static_cast<uint16_t>(length) : TraceIndex::kLongEvent);
 }
 
 void index_events(const TraceInput& input, unsigned workers, SpareCores* spare,

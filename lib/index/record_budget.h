@@ -1,5 +1,5 @@
 // How much of a merge's per-event records (TraceIndex::splice_sites and
-// event_lengths, 4 bytes each per event) its ranks may hold at once.
+// event_lengths, 2 bytes each per event) its ranks may hold at once.
 #pragma once
 
 #include <atomic>
@@ -15,10 +15,12 @@ namespace tracecompact {
 // ~58 bytes per slice of the generated traces when a merge holds every rank's
 // at once (423 MiB of 485 at 5 GB, --threads 1; pass 1 may run that far ahead
 // of a slow writer in the other schedule too), and the records' chunks round
-// up, which leaves the records 4: those traces (two events per slice) keep
-// all of theirs up to ~250 MB per rank and part beyond, traces with many
-// events per slice (real Kineto traces: seven, their CPU events first) those
-// of their first events; the rest are scanned for. The fixed allowance is
+// up, which leaves the records 4. At two bytes each (four per event) the
+// generated ranks (two events per slice) keep all their records up to 1 GB in
+// all; at 5 GB every event's length (taken first: the tokenizer reads ahead)
+// and the sites of the first 0.5-36 % of each rank's events. Traces with many
+// events per slice (real Kineto traces: seven, their CPU events first) keep
+// those of their first events; the rest are scanned for. The fixed allowance is
 // 4 MiB: with 8, two real-like ranks of 257 MB (five events per slice, so
 // their fixed buffers weigh more than the generated traces') merged to a file
 // peaked at 85-92 MiB against a bound of 90; with 4, at 80 (the records spare

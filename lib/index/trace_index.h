@@ -142,7 +142,7 @@ struct EventStart {
 // What pass 1 keeps of every event, beyond the plan's needs.
 enum class PerEventRecords : uint8_t {
   kNone,
-  kForMerge,  // TraceIndex::splice_sites and event_lengths (8 bytes per event)
+  kForMerge,  // TraceIndex::splice_sites and event_lengths (4 bytes per event)
 };
 
 struct TopLevelValue {
@@ -198,13 +198,14 @@ struct TraceIndex {
   std::vector<int64_t> int_pids;  // sorted, distinct
 
   // Merge mode only (PerEventRecords::kForMerge), per event: where pass 2
-  // splices its pid and ts, and its length (kLongEvent: longer than 32 bits),
-  // so that pass 2 finds neither by scanning. Each holds the records of the
-  // first events only (as many as record_grant allowed, a block at a time);
-  // the events after them are scanned.
+  // splices its pid and ts, and its length (kLongEvent: 64 KiB or longer), so
+  // that pass 2 finds neither by scanning. Each holds the records of the first
+  // events only (as many as record_grant allowed, a block at a time); the
+  // events after them are scanned. Two bytes each: the budget is per slice,
+  // and the smaller the records the more events have them.
   ChunkedVector<SpliceSite> splice_sites;
-  ChunkedVector<uint32_t> event_lengths;
-  static constexpr uint32_t kLongEvent = 0;
+  ChunkedVector<uint16_t> event_lengths;
+  static constexpr uint16_t kLongEvent = 0;
   static constexpr uint64_t kRecordBlock = 16384;  // events per take from the budget
   RecordGrant record_grant;
   uint64_t graph_launches = 0;  // events named cudaGraphLaunch

@@ -258,12 +258,74 @@ TapeReader::TapeReader() {
 }
 
 // Members before the first object or array value take four structural indexes
-// each (key, ':', value, ',' or '}') after the '{': member m's value is at
-// index 4m + 3. The members are counted on the tape again (read() would pay
-// for it in every run, not only in merges). simdjson 3.0's DOM parser keeps
-// stage 1's indexes in its implementation until the next parse.
+// each (key, ':', value, ',' or '}') after the '{': member m's key is at index
+// 4m + 1 and its value at 4m + 3. simdjson 3.0's DOM parser keeps stage 1's
+// indexes in its implementation until the next parse. The members are not
+// counted in read(), which would pay for it in every run, not only in merges.
 SpliceSite TapeReader::splice_site(std::string_view text, const EventFields& f) const {
   if (f.ph.is("M") || f.ph.is("s") || f.ph.is("t") || f.ph.is("f")) return kNoSpliceSite;
+  if (!f.pid.present()) return kNoSpliceSite;  // a site needs pid (json/splice_site.h)
+  const uint32_t site = splice_site_by_text(text, f.ts.present());
+  return site != kNeedsTape ? static_cast<SpliceSite>(site) : splice_site_by_tape(text, f);
+}
+
+namespace {
+
+// The four bytes at `at` (the text is followed by padding).
+uint32_t four_bytes_at(std::string_view text, size_t at) {
+  uint32_t bytes;
+  std::memcpy(&bytes, text.data() + at, sizeof bytes);
+  return bytes;
+}
+
+constexpr uint32_t four_bytes(const char (&text)[5]) {
+  return static_cast<uint32_t>(static_cast<unsigned char>(text[0])) |
+         static_cast<uint32_t>(static_cast<unsigned char>(text[1])) << 8 |
+         static_cast<uint32_t>(static_cast<unsigned char>(text[2])) << 16 |
+         static_cast<uint32_t>(static_cast<unsigned char>(text[3])) << 24;
+}
+
+// pid's or ts's value at `offset`, if a number (else the scan judges).
+bool number_at(std::string_view text, uint32_t offset, uint16_t& at) {
+  if (offset >= kAbsentField || offset >= text.size()) return false;
+  const char c = text[offset];
+  if (c != '-' && (c < '0' || c > '9')) return false;
+  at = static_cast<uint16_t>(offset);
+  return true;
+}
+
+}  // namespace
+
+// The keys as Kineto spells them, compared in the text at stage 1's indexes:
+// most events are done with here. kNeedsTape where a present field was not
+// found before the first object or array (a key spelled with escapes, or a
+// site that is none).
+uint32_t TapeReader::splice_site_by_text(std::string_view text, bool has_ts) const {
+  const auto& stage1 = *parser_.implementation;
+  const size_t count = stage1.n_structural_indexes;
+  uint16_t pid_at = kAbsentField, ts_at = kAbsentField;
+  size_t wanted = has_ts ? 2 : 1;
+  for (size_t key = 1; wanted > 0 && key + 2 < count; key += 4) {
+    const uint32_t value = stage1.structural_indexes[key + 2];
+    // Past here a key spelled with escapes would not be told from the rest.
+    if (value >= text.size() || text[value] == '{' || text[value] == '[') return kNeedsTape;
+    // The key's first four bytes; a key ends at its ':', well inside the text.
+    const uint32_t key_at = stage1.structural_indexes[key];
+    const uint32_t key_start = four_bytes_at(text, key_at);
+    if (pid_at == kAbsentField && key_start == four_bytes("\"pid") && text[key_at + 4] == '"') {
+      if (!number_at(text, value, pid_at)) return kNoSpliceSite;
+      --wanted;
+    } else if (has_ts && ts_at == kAbsentField && key_start == four_bytes("\"ts\"")) {
+      if (!number_at(text, value, ts_at)) return kNoSpliceSite;
+      --wanted;
+    }
+  }
+  if (wanted > 0) return kNeedsTape;
+  return make_splice_site(pid_at, ts_at);
+}
+
+// The keys as the parse read them, escapes and all, counted on the tape.
+SpliceSite TapeReader::splice_site_by_tape(std::string_view text, const EventFields& f) const {
   constexpr size_t kAbsent = SIZE_MAX;
   size_t pid_member = kAbsent, ts_member = kAbsent;
   size_t wanted = (f.pid.present() ? 1 : 0) + (f.ts.present() ? 1 : 0);
@@ -284,12 +346,7 @@ SpliceSite TapeReader::splice_site(std::string_view text, const EventFields& f) 
     if (member == kAbsent) return true;  // absent: kAbsentField
     const size_t index = 4 * member + 3;
     if (index >= stage1.n_structural_indexes) return false;
-    const uint32_t offset = stage1.structural_indexes[index];
-    if (offset >= kAbsentField || offset >= text.size()) return false;
-    const char c = text[offset];
-    if (c != '-' && (c < '0' || c > '9')) return false;  // not a number: the scan judges
-    at = static_cast<uint16_t>(offset);
-    return true;
+    return number_at(text, stage1.structural_indexes[index], at);
   };
   uint16_t pid_at = kAbsentField, ts_at = kAbsentField;
   if (!value_at(pid_member, pid_at) || !value_at(ts_member, ts_at)) return kNoSpliceSite;

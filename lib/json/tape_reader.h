@@ -46,6 +46,9 @@ class TapeReader {
     size_t value_at;  // its canonical value in values_[depth]
     size_t value_length;
   };
+  static constexpr uint32_t kNeedsTape = 0x10000;  // beyond any SpliceSite
+  uint32_t splice_site_by_text(std::string_view text, bool has_ts) const;
+  SpliceSite splice_site_by_tape(std::string_view text, const EventFields& fields) const;
   void append_canonical(size_t at, std::string& out, size_t depth);
   void append_canonical_object(size_t at, std::string& out, size_t depth,
                                const std::string_view* skip, size_t skip_count,

@@ -76,13 +76,13 @@ class SegmentReader {
 // event with one ends there if it ends with '}' (else it is scanned for).
 template <typename Visit>
 void for_each_event(const EventSegment& segment, const std::string& input_name,
-                    const ChunkedVector<uint32_t>* lengths, Visit visit);
+                    const ChunkedVector<uint16_t>* lengths, Visit visit);
 
 [[noreturn]] void fail_segment_changed(const std::string& input_name);
 
 template <typename Visit>
 void for_each_event(const EventSegment& segment, const std::string& input_name,
-                    const ChunkedVector<uint32_t>* lengths, Visit visit) {
+                    const ChunkedVector<uint16_t>* lengths, Visit visit) {
   const char* data = segment.bytes.data();
   const size_t size = segment.size;
   const uint64_t with_length = lengths ? lengths->size() : 0;

@@ -91,15 +91,26 @@ bool MergeSplicer::add_ts(std::string_view text, const FieldSpan& ts_span, const
   if (!is_number_text(ts)) return true;
   // ts + 0.0 is ts: the rank with the earliest base keeps its tokens.
   if (merge.ts_shift.offset_us == 0 && is_short_plain_number(ts)) return true;
-  char* begin = digits_ + used_;
+  if (ts != std::string_view(last_ts_token_, last_ts_token_size_) && !shift_ts(ts, merge))
+    return false;
+  add(ts_span.at, ts_span.length, std::string_view(last_ts_text_, last_ts_text_size_));
+  return true;
+}
+
+// The shifted time of `ts` into last_ts_text_, kept with the token if it fits;
+// false when it is no finite number.
+bool MergeSplicer::shift_ts(std::string_view ts, const MergeEdit& merge) {
+  char* const begin = last_ts_text_;
   char* end = write_shifted_timestamp(ts, merge.ts_shift, begin);
   if (!end) {
     const double shifted = read_number_token(ts) + merge.ts_shift.offset_us;
     if (!std::isfinite(shifted)) return false;
-    end = write_round_trip(shifted, begin, digits_ + sizeof digits_);
+    end = write_round_trip(shifted, begin, last_ts_text_ + sizeof last_ts_text_);
   }
-  used_ = static_cast<size_t>(end - digits_);
-  add(ts_span.at, ts_span.length, std::string_view(begin, static_cast<size_t>(end - begin)));
+  last_ts_text_size_ = static_cast<size_t>(end - begin);
+  const bool fits = ts.size() <= sizeof last_ts_token_;
+  if (fits) std::memcpy(last_ts_token_, ts.data(), ts.size());
+  last_ts_token_size_ = fits ? ts.size() : 0;
   return true;
 }
 

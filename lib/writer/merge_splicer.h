@@ -44,6 +44,7 @@ class MergeSplicer {
   void start();
   bool add_pid(std::string_view text, const FieldSpan& pid, const MergeEdit& merge);
   bool add_ts(std::string_view text, const FieldSpan& ts, const MergeEdit& merge);
+  bool shift_ts(std::string_view ts, const MergeEdit& merge);
   void sort_parts();
   void emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out);
   bool map_pid(std::string_view token, const MergeEdit& merge);
@@ -54,6 +55,12 @@ class MergeSplicer {
   size_t last_pid_token_size_ = 0;
   char last_pid_text_[24];
   size_t last_pid_text_size_ = 0;
+  // The same for ts: a flow's start or end repeats the time of the event
+  // before it (its runtime call or kernel).
+  char last_ts_token_[32];
+  size_t last_ts_token_size_ = 0;
+  char last_ts_text_[32];
+  size_t last_ts_text_size_ = 0;
   Part parts_[5];
   bool has_flow_id_ = false;  // a part is the flow id, which the FlowIdWriter writes
   size_t count_ = 0;

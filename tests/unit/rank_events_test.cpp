@@ -23,6 +23,10 @@ using namespace testsupport;
 namespace tracecompact {
 namespace {
 
+// Bytes per event of each of a merge's per-event records (lengths, splice sites).
+constexpr uint64_t kRecordBytes = sizeof(SpliceSite);
+static_assert(sizeof(SpliceSite) == sizeof(TraceIndex::kLongEvent));
+
 std::string cpu_flow(const std::string& ph, const std::string& ts, const std::string& id) {
   return "{\"name\":\"ac2g\",\"cat\":\"ac2g\",\"ph\":\"" + ph +
          "\",\"pid\":9,\"tid\":3,\"ts\":" + ts + ",\"id\":" + id + "}";
@@ -158,10 +162,10 @@ TEST_CASE("a merge writes the same events with pass 1's splice sites as without"
 TEST_CASE("a merge's records end where its budget does, and the events after them are scanned") {
   const std::string text = trace(many_events(), ",\"baseTimeNanoseconds\":1");
   constexpr uint64_t kBlock = TraceIndex::kRecordBlock;
-  // Three blocks of 4-byte records, no allowance per slice: event lengths (taken
+  // Three blocks of records, no allowance per slice: event lengths (taken
   // first, as the tokenizer reads ahead) get two, splice sites one; all three
   // go to lengths where a reading thread runs ahead of the parser threads.
-  auto budget = std::make_shared<RecordBudget>(3 * kBlock * 4, 0);
+  auto budget = std::make_shared<RecordBudget>(3 * kBlock * kRecordBytes, 0);
   const Pass2 scanned(text);
   const Pass2 unlimited(text, PerEventRecords::kForMerge);
   // Pass 1's digesters stop working out splice sites at the first one refused:
@@ -190,19 +194,19 @@ TEST_CASE("a merge's records end where its budget does, and the events after the
   CHECK(!budget->try_take(1));
   check_same_merged_events(*limited, scanned);
   limited.reset();  // the index goes, and its records' share with it
-  CHECK(budget->try_take(3 * kBlock * 4));
+  CHECK(budget->try_take(3 * kBlock * kRecordBytes));
 }
 
 TEST_CASE("a rank whose records ran out still widens the budget for the ranks read after it") {
   const std::string text = trace(many_events(), ",\"baseTimeNanoseconds\":1");
   constexpr uint64_t kBlock = TraceIndex::kRecordBlock;
-  // Two blocks, then 8 bytes per slice: the first rank's second blocks come
-  // before it has indexed enough slices for them; its slices after that are
-  // what lets the next rank keep records.
-  auto budget = std::make_shared<RecordBudget>(2 * kBlock * 4, 8);
+  // Two blocks, then two records' bytes per slice: the first rank's second
+  // blocks come before it has indexed enough slices for them; its slices after
+  // that are what lets the next rank keep records.
+  auto budget = std::make_shared<RecordBudget>(2 * kBlock * kRecordBytes, 2 * kRecordBytes);
   const Pass2 first(text, PerEventRecords::kForMerge, budget);
   REQUIRE(first.index.event_count > 2 * kBlock);
-  REQUIRE(first.index.slices.size() * 8 > kBlock * 4);
+  REQUIRE(first.index.slices.size() * 2 * kRecordBytes > kBlock * kRecordBytes);
   CHECK(first.index.event_lengths.size() == kBlock);
   CHECK(first.index.splice_sites.size() == kBlock);
   const Pass2 second(text, PerEventRecords::kForMerge, budget);
