@@ -100,6 +100,7 @@ bool MergeSplicer::add_ts(std::string_view text, const FieldSpan& ts_span, const
 // The shifted time of `ts` into last_ts_text_, kept with the token if it fits;
 // false when it is no finite number.
 bool MergeSplicer::shift_ts(std::string_view ts, const MergeEdit& merge) {
+  last_ts_token_size_ = 0;  // the text below is no other token's
   char* const begin = last_ts_text_;
   char* end = write_shifted_timestamp(ts, merge.ts_shift, begin);
   if (!end) {
