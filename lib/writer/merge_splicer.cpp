@@ -42,13 +42,17 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     add(fields.id.at, fields.id.length, {}, true);
   }
   if (!add_pid(text, fields.pid, merge) || !add_ts(text, fields.ts, merge)) return false;
+  std::string_view tid_text;
   if (edit.tid) {
     if (!fields.tid.found) return false;
-    add(fields.tid.at, fields.tid.length, integer_text(*edit.tid));
+    tid_text = integer_text(*edit.tid);
+    add(fields.tid.at, fields.tid.length, tid_text);
   }
   if (edit.stream) {
     if (!stream_span.valid()) return false;
-    add(stream_span.at, stream_span.length, integer_text(*edit.stream));
+    // A slice's stream is its lane's tid: one conversion serves both.
+    add(stream_span.at, stream_span.length,
+        edit.tid == edit.stream ? tid_text : integer_text(*edit.stream));
   }
   emit(text, flow_ids, out);
   return true;
