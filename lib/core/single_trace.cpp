@@ -55,7 +55,13 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
       state_(std::make_unique<State>()),
       timer_(timer),
       workers_(pass_workers(threads, input.chunk_size())) {
-  state_->index = build_index(input, workers_);
+  // Pass 2's workers find each event's end from its length instead of scanning
+  // for it, where the record budget allows (index/record_budget.h).
+  if (workers_ > 0)
+    state_->index = build_index(input, workers_, nullptr, PerEventRecords::kLengths,
+                                std::make_shared<RecordBudget>());
+  else
+    state_->index = build_index(input, workers_);
   if (timer_) timer_->mark("pass 1 (index)");
   const TraceMetadata metadata = read_trace_metadata(state_->index);
   state_->plan = std::make_unique<CompactionPlan>(state_->index, workers_ > 1);

@@ -201,7 +201,7 @@ void note_event_place(TraceIndex& index, PerEventRecords records, uint64_t event
       offset - index.segment_starts.back().offset >= TraceIndex::kSegmentBytes)
     index.segment_starts.push_back({offset, event_index});
   index.events_end = offset + length;
-  if (records == PerEventRecords::kForMerge)
+  if (records != PerEventRecords::kNone)
     keep_record(index, index.event_lengths, event_index,
                 length <= UINT16_MAX ? static_cast<uint16_t>(length) : TraceIndex::kLongEvent);
 }

@@ -1,5 +1,5 @@
-// How much of a merge's per-event records (TraceIndex::splice_sites and
-// event_lengths, 2 bytes each per event) its ranks may hold at once.
+// How much of pass 1's per-event records (TraceIndex::event_lengths and, in a
+// merge, splice_sites; 2 bytes each per event) a run's indexes may hold at once.
 #pragma once
 
 #include <atomic>
@@ -11,7 +11,10 @@ namespace tracecompact {
 
 // The records only spare pass 2 a scan, and the memory bound is per measured
 // slice (64 MiB + 64 bytes each), so they are kept within a fixed allowance
-// plus one per slice indexed by every rank of the merge. The index itself takes
+// plus one per slice indexed (by every rank of a merge). A single trace keeps
+// lengths only, for pass 2's workers: the generated ones keep every length
+// (5 GB: 460 of 475 MiB; the index of a single trace is smaller than a
+// merge's at --threads 1, which holds every rank's). The index itself takes
 // ~58 bytes per slice of the generated traces when a merge holds every rank's
 // at once (423 MiB of 485 at 5 GB, --threads 1; pass 1 may run that far ahead
 // of a slow writer in the other schedule too), and the records' chunks round

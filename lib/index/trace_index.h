@@ -142,6 +142,7 @@ struct EventStart {
 // What pass 1 keeps of every event, beyond the plan's needs.
 enum class PerEventRecords : uint8_t {
   kNone,
+  kLengths,   // TraceIndex::event_lengths (2 bytes per event): pass 2 on workers
   kForMerge,  // TraceIndex::splice_sites and event_lengths (4 bytes per event)
 };
 
@@ -197,7 +198,7 @@ struct TraceIndex {
   } first_pid_beyond_int64;
   std::vector<int64_t> int_pids;  // sorted, distinct
 
-  // Merge mode only (PerEventRecords::kForMerge), per event: where pass 2
+  // Per event, where pass 1 keeps them (PerEventRecords): where a merge's pass 2
   // splices its pid and ts, and its length (kLongEvent: 64 KiB or longer), so
   // that pass 2 finds neither by scanning. Each holds the records of the first
   // events only (as many as record_grant allowed, a block at a time); the

@@ -159,6 +159,25 @@ TEST_CASE("a merge writes the same events with pass 1's splice sites as without"
   check_same_merged_events(sited, scanned);
 }
 
+TEST_CASE("a single trace's pass 2 writes the same with pass 1's event lengths as without") {
+  const std::string text = trace(many_events(), ",\"baseTimeNanoseconds\":1");
+  const Pass2 scanned(text);
+  // The lengths of the first two blocks of events only: the rest are scanned for.
+  constexpr uint64_t kBlock = TraceIndex::kRecordBlock;
+  auto budget = std::make_shared<RecordBudget>(2 * kBlock * kRecordBytes, 0);
+  const Pass2 all(text, PerEventRecords::kLengths);
+  const Pass2 some(text, PerEventRecords::kLengths, budget);
+  REQUIRE(all.index.event_lengths.size() == all.index.event_count);
+  CHECK(all.index.splice_sites.empty());
+  REQUIRE(some.index.event_lengths.size() == 2 * kBlock);
+  REQUIRE(some.index.event_count > 2 * kBlock);
+  for (unsigned workers : {1u, 2u}) {
+    INFO("workers " << workers);
+    CHECK(all.events(workers, nullptr) == scanned.events(workers, nullptr));
+    CHECK(some.events(workers, nullptr) == scanned.events(workers, nullptr));
+  }
+}
+
 TEST_CASE("a merge's records end where its budget does, and the events after them are scanned") {
   const std::string text = trace(many_events(), ",\"baseTimeNanoseconds\":1");
   constexpr uint64_t kBlock = TraceIndex::kRecordBlock;
