@@ -58,8 +58,9 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   // Pass 2's workers find each event's end from its length instead of scanning
   // for it, where the record budget allows (index/record_budget.h).
   if (workers_ > 0)
-    state_->index = build_index(input, workers_, nullptr, PerEventRecords::kLengths,
-                                std::make_shared<RecordBudget>());
+    state_->index =
+        build_index(input, workers_, nullptr, PerEventRecords::kLengths,
+                    std::make_shared<RecordBudget>(RecordBudget::kSingleTraceFixedBytes));
   else
     state_->index = build_index(input, workers_);
   if (timer_) timer_->mark("pass 1 (index)");

@@ -12,14 +12,11 @@ namespace tracecompact {
 // The records only spare pass 2 a scan, and the memory bound is per measured
 // slice (64 MiB + 64 bytes each), so they are kept within a fixed allowance
 // plus one per slice indexed (by every rank of a merge). A single trace keeps
-// lengths only, for pass 2's workers: the generated ones keep every length
-// (5 GB: 460 of 475 MiB; the index of a single trace is smaller than a
-// merge's at --threads 1, which holds every rank's). The index itself takes
-// ~58 bytes per slice of the generated traces when a merge holds every rank's
-// at once (423 MiB of 485 at 5 GB, --threads 1; pass 1 may run that far ahead
-// of a slow writer in the other schedule too), and the records' chunks round
-// up, which leaves the records 4. At two bytes each (four per event) the
-// generated ranks (two events per slice) keep all their records up to 1 GB in
+// lengths only, for pass 2's workers, with a smaller fixed allowance (below). The index itself
+// takes ~58 bytes per slice of the generated traces when a merge holds every rank's at once (423
+// MiB of 485 at 5 GB, --threads 1; pass 1 may run that far ahead of a slow writer in the other
+// schedule too), and the records' chunks round up, which leaves the records 4. At two bytes each
+// (four per event) the generated ranks (two events per slice) keep all their records up to 1 GB in
 // all; at 5 GB every event's length (taken first: the tokenizer reads ahead)
 // and the sites of the first 0.5-36 % of each rank's events. Traces with many
 // events per slice (real Kineto traces: seven, their CPU events first) keep
@@ -32,6 +29,11 @@ class RecordBudget {
  public:
   static constexpr uint64_t kFixedBytes = uint64_t{4} << 20;
   static constexpr uint64_t kBytesPerSlice = 4;
+  // A single trace's lengths: 4 MiB took the 1 M identical annotations shape
+  // (few slices, so a bound of 67.8 MiB) from 64 to 69 MiB, 1 MiB to 66.9,
+  // 256 KiB to 64.2. The generated traces (two events per slice) keep every
+  // length up to 1 GB with it, and the first 47 % at 5 GB.
+  static constexpr uint64_t kSingleTraceFixedBytes = uint64_t{256} << 10;
 
   explicit RecordBudget(uint64_t fixed_bytes = kFixedBytes,
                         uint64_t bytes_per_slice = kBytesPerSlice)
