@@ -12,19 +12,20 @@ namespace tracecompact {
 // The records only spare pass 2 a scan, and the memory bound is per measured
 // slice (64 MiB + 64 bytes each), so they are kept within a fixed allowance
 // plus one per slice indexed (by every rank of a merge). A single trace keeps
-// lengths only, for pass 2's workers, with a smaller fixed allowance (below). The index itself
-// takes ~58 bytes per slice of the generated traces when a merge holds every rank's at once (423
-// MiB of 485 at 5 GB, --threads 1; pass 1 may run that far ahead of a slow writer in the other
-// schedule too), and the records' chunks round up, which leaves the records 4. At two bytes each
-// (four per event) the generated ranks (two events per slice) keep all their records up to 1 GB in
-// all; at 5 GB every event's length (taken first: the tokenizer reads ahead)
-// and the sites of the first 0.5-36 % of each rank's events. Traces with many
-// events per slice (real Kineto traces: seven, their CPU events first) keep
-// those of their first events; the rest are scanned for. The fixed allowance is
-// 4 MiB: with 8, two real-like ranks of 257 MB (five events per slice, so
-// their fixed buffers weigh more than the generated traces') merged to a file
-// peaked at 85-92 MiB against a bound of 90; with 4, at 80 (the records spare
-// ~2 % of such a merge's instructions).
+// lengths only, for pass 2's workers, with a smaller fixed allowance (below).
+// The index itself takes ~58 bytes per slice of the generated traces when a
+// merge holds every rank's at once (423 MiB of 485 at 5 GB, --threads 1; pass
+// 1 may run that far ahead of a slow writer in the other schedule too), and
+// the records' chunks round up, which leaves the records 4. At two bytes each
+// (four per event) the generated ranks (two events per slice) keep all their
+// records up to 1 GB in all; at 5 GB every event's length (taken first: the
+// tokenizer reads ahead) and the sites of the first 0.5-36 % of each rank's
+// events. Traces with many events per slice (real Kineto traces: seven, their
+// CPU events first) keep those of their first events; the rest are scanned
+// for. The fixed allowance is 4 MiB: with 8, two real-like ranks of 257 MB
+// (five events per slice, so their fixed buffers weigh more than the generated
+// traces') merged to a file peaked at 85-92 MiB against a bound of 90; with 4,
+// at 80 (the records spare ~2 % of such a merge's instructions).
 class RecordBudget {
  public:
   static constexpr uint64_t kFixedBytes = uint64_t{4} << 20;

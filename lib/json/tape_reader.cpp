@@ -324,11 +324,12 @@ uint32_t TapeReader::splice_site_by_text(std::string_view text, bool has_ts) con
   return make_splice_site(pid_at, ts_at);
 }
 
-// The keys as the parse read them, escapes and all, counted on the tape.
+// The keys as the parse read them, escapes and all, counted on the tape (pid is
+// present: splice_site() checked).
 SpliceSite TapeReader::splice_site_by_tape(std::string_view text, const EventFields& f) const {
   constexpr size_t kAbsent = SIZE_MAX;
   size_t pid_member = kAbsent, ts_member = kAbsent;
-  size_t wanted = (f.pid.present() ? 1 : 0) + (f.ts.present() ? 1 : 0);
+  size_t wanted = f.ts.present() ? 2 : 1;
   const simdjson::dom::document* doc = &parser_.doc;
   const size_t end = tape_ref(doc, 1).matching_brace_index() - 1;
   for (size_t i = 2, member = 0; i < end && wanted > 0; ++member) {
