@@ -1,11 +1,14 @@
 #include "json/number_format.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
+#include "json/decimal_digits.h"
 #include "json/whitespace.h"
 
 namespace tracecompact {
@@ -15,20 +18,36 @@ constexpr double kPowersOfTen[] = {1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
 constexpr uint64_t kExactIntegers = uint64_t{1} << 53;  // every integer below is a double
 
-// k / 1000 as "<k / 1000>[.<up to three digits, trailing zeros dropped>]".
+// k / 1000 as "<k / 1000>[.<up to three digits, trailing zeros dropped>]";
+// `out` has room for 24 characters.
 char* write_thousandths(uint64_t k, char* out) {
-  out = std::to_chars(out, out + 20, k / 1000).ptr;
+  out = write_decimal(k / 1000, out);
   const unsigned thousandths = static_cast<unsigned>(k % 1000);
   if (thousandths != 0) {
-    *out++ = '.';
-    const char digits[3] = {static_cast<char>('0' + thousandths / 100),
-                            static_cast<char>('0' + thousandths / 10 % 10),
-                            static_cast<char>('0' + thousandths % 10)};
-    size_t kept = 3;
-    while (digits[kept - 1] == '0') --kept;
-    for (size_t d = 0; d < kept; ++d) *out++ = digits[d];
+    out[0] = '.';
+    out[1] = static_cast<char>('0' + thousandths / 100);
+    out[2] = static_cast<char>('0' + thousandths / 10 % 10);
+    out[3] = static_cast<char>('0' + thousandths % 10);
+    out += thousandths % 100 == 0 ? 2 : thousandths % 10 == 0 ? 3 : 4;
   }
   return out;
+}
+
+// The value of `count` ASCII digits at `p`, if all are digits.
+bool read_digits(const char* p, size_t count, uint64_t& value) {
+  uint64_t sum = 0;
+  for (; count >= 8; p += 8, count -= 8) {
+    uint64_t eight = 0;
+    if (!read_eight_digits(p, eight)) return false;
+    sum = sum * 100000000 + eight;
+  }
+  for (; count > 0; ++p, --count) {
+    const unsigned digit = static_cast<unsigned>(*p - '0');
+    if (digit > 9) return false;
+    sum = sum * 10 + digit;
+  }
+  value = sum;
+  return true;
 }
 
 // The thousandths a token "digits[.d[d[d]]]" spells (no sign, no leading zero,
@@ -36,19 +55,32 @@ char* write_thousandths(uint64_t k, char* out) {
 std::optional<uint64_t> read_thousandths(std::string_view token) {
   constexpr uint64_t kScale[] = {1000, 100, 10, 1};
   const size_t n = token.size();
-  size_t i = 0;
-  uint64_t whole = 0;
-  while (i < n && i < 14 && token[i] >= '0' && token[i] <= '9')
-    whole = whole * 10 + static_cast<uint64_t>(token[i++] - '0');
-  if (i == 0 || (token[0] == '0' && i > 1)) return std::nullopt;
-  uint64_t fraction = 0;
-  size_t decimals = 0;
-  if (i < n) {
-    if (token[i++] != '.') return std::nullopt;
-    for (; i < n && decimals < 3 && token[i] >= '0' && token[i] <= '9'; ++i, ++decimals)
-      fraction = fraction * 10 + static_cast<uint64_t>(token[i] - '0');
-    if (i != n || decimals == 0) return std::nullopt;
+  // Kineto's spelling, three decimals: its 16 digits or fewer laid out as 16,
+  // zeros in front, and read 8 at a time (2^53 thousandths have 13 whole digits).
+  if (n >= 5 && n <= 17 && token[n - 4] == '.') {
+    const size_t whole_digits = n - 4;
+    if (token[0] == '0' && whole_digits > 1) return std::nullopt;
+    char digits[16];
+    std::memset(digits, '0', sizeof digits);
+    std::memcpy(digits + 13 - whole_digits, token.data(), whole_digits);
+    std::memcpy(digits + 13, token.data() + n - 3, 3);
+    uint64_t high = 0, low = 0;
+    if (!read_eight_digits(digits, high) || !read_eight_digits(digits + 8, low))
+      return std::nullopt;
+    const uint64_t k = high * 100000000 + low;
+    if (k >= kExactIntegers) return std::nullopt;
+    return k;
   }
+  size_t point = token.find('.');
+  if (point == std::string_view::npos) point = n;
+  const size_t decimals = point < n ? n - point - 1 : 0;
+  if (point == 0 || point > 14 || (point < n && (decimals == 0 || decimals > 3)) ||
+      (token[0] == '0' && point > 1))
+    return std::nullopt;
+  uint64_t whole = 0, fraction = 0;
+  if (!read_digits(token.data(), point, whole) ||
+      !read_digits(token.data() + point + 1, decimals, fraction))
+    return std::nullopt;
   const uint64_t k = whole * 1000 + fraction * kScale[decimals];
   if (k >= kExactIntegers) return std::nullopt;
   return k;
@@ -104,11 +136,70 @@ std::optional<int64_t> exact_thousandths(double value) {
 
 }  // namespace
 
+// By integer arithmetic: value = M / 2^q exactly, and with d the fewest decimals
+// for which 10^d > 2^q, decimals d apart are closer than the doubles, so the
+// nearest decimal of d places reads back as the value. One of d - 1 places is at
+// most one candidate (they are at least as far apart as the doubles): the
+// nearest, if it reads back; trailing zeros dropped, it is the shortest text.
+// nullptr where this does not hold or the nearest is a tie: to_chars decides.
+char* write_shortest_fraction(double value, char* first) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  const int biased_exponent = static_cast<int>(bits >> 52);  // the sign bit makes it >= 2048
+  const uint64_t stored = bits & ((uint64_t{1} << 52) - 1);
+  // A power of two has a nearer double below than above: not the rule here.
+  if (biased_exponent == 0 || biased_exponent >= 0x7FF || stored == 0) return nullptr;
+  const uint64_t mantissa = stored | uint64_t{1} << 52;
+  const int q = 1075 - biased_exponent;  // value = mantissa / 2^q
+  // From 1 up (to_chars writes smaller ones in scientific form where shorter).
+  if (q < 1 || q > 52) return nullptr;
+  static constexpr auto kTen = [] {
+    std::array<uint64_t, 17> powers{};
+    powers[0] = 1;
+    for (size_t i = 1; i < powers.size(); ++i) powers[i] = powers[i - 1] * 10;
+    return powers;
+  }();
+  int d = q * 3 / 10;  // at most q * log10(2)
+  while (kTen[d] <= uint64_t{1} << q) ++d;
+  for (int places = d - 1; places <= d; ++places) {
+    if (places < 1) continue;
+    const unsigned __int128 scaled = static_cast<unsigned __int128>(mantissa) * kTen[places];
+    unsigned __int128 nearest = scaled >> q;
+    const unsigned __int128 below = scaled - (nearest << q);
+    const unsigned __int128 half = static_cast<unsigned __int128>(1) << (q - 1);
+    if (below == half) return nullptr;  // equally near two decimals
+    if (below > half) ++nearest;
+    const unsigned __int128 at = nearest << q;
+    const unsigned __int128 off = at > scaled ? at - scaled : scaled - at;
+    if (2 * off >= kTen[places]) continue;  // does not read back as the value
+    const uint64_t digits = static_cast<uint64_t>(nearest);
+    const uint64_t unit = static_cast<uint64_t>(kTen[places]);
+    uint64_t fraction = digits % unit;
+    if (fraction == 0) return nullptr;  // a whole number
+    int kept = places;
+    while (fraction % 10 == 0) {
+      fraction /= 10;
+      --kept;
+    }
+    char* out = write_decimal(digits / unit, first);
+    *out++ = '.';
+    for (int i = kept - 1; i >= 0; --i, fraction /= 10)
+      out[i] = static_cast<char>('0' + fraction % 10);
+    return out + kept;
+  }
+  return nullptr;
+}
+
 char* write_round_trip(double value, char* first, char* last) {
   if (const auto k = exact_thousandths(value); k && last - first >= 24) {
     char* out = first;
     if (*k < 0) *out++ = '-';
     return write_thousandths(static_cast<uint64_t>(*k < 0 ? -*k : *k), out);
+  }
+  if (last - first >= 25) {
+    char* out = first;
+    if (value < 0) *out++ = '-';
+    if (char* end = write_shortest_fraction(std::fabs(value), out)) return end;
   }
   return std::to_chars(first, last, value).ptr;
 }
@@ -142,9 +233,10 @@ char* write_shifted_timestamp(std::string_view token, const TimestampShift& shif
   // k and k + offset_ns are exact doubles, and each quotient by 1000.0 is the
   // double nearest its decimal: the first is what reading the token gives,
   // the second what reading the printed sum gives. They must meet the float sum.
+  // Else the float sum, which is what the general path would print.
   const double sum = static_cast<double>(*k) / 1000.0 + shift.offset_us;
   const uint64_t shifted = *k + shift.offset_ns;
-  if (static_cast<double>(shifted) / 1000.0 != sum) return nullptr;
+  if (static_cast<double>(shifted) / 1000.0 != sum) return write_round_trip(sum, first, first + 25);
   return write_thousandths(shifted, first);
 }
 

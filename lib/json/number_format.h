@@ -25,6 +25,13 @@ double read_number_token(std::string_view token);
 // as timestamps in microseconds with nanosecond digits are. Returns the end.
 char* write_round_trip(double value, char* first, char* last);
 
+// Writes a double of at least 1 that is not a whole number as the shortest text
+// that reads back as it, the very text std::to_chars writes, in a fraction of
+// to_chars' time; returns nullptr, leaving it to to_chars, for any other value
+// and the rare one whose nearest decimal is a tie. `first` has room for 24
+// characters.
+char* write_shortest_fraction(double value, char* first);
+
 // Writes a double below 2^43 that is the nearest double to some k / 1000 (k
 // not negative, the value not -0.0) as its shortest text, printed as a float
 // ("12.5", "12.0"); returns nullptr for any other value, which the caller then
@@ -43,9 +50,9 @@ struct TimestampShift {
 // Writes `token` + shift.offset_us for the usual spelling of a timestamp
 // (non-negative, at most three decimals), adding whole nanoseconds instead of
 // reading and printing a double: the text reads back as the very double that
-// the float sum gives. Returns nullptr ("take the general path") for anything
-// else, or where the sum rounds away from the exact decimal. `first` has room
-// for 24 characters.
+// the float sum gives (where the sum rounds away from the exact decimal, the
+// sum's write_round_trip text). Returns nullptr ("take the general path") for
+// any other spelling. `first` has room for 25 characters.
 char* write_shifted_timestamp(std::string_view token, const TimestampShift& shift, char* first);
 
 // True for a token in JSON's number grammar with at most 15 digits before and 15

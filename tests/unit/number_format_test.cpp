@@ -228,9 +228,9 @@ double float_sum(std::string_view token, const TimestampShift& shift) {
 
 }  // namespace
 
-TEST_CASE("a shifted timestamp reads back as the float sum, or is left to the general path") {
+TEST_CASE("a shifted timestamp reads back as the float sum") {
   std::mt19937_64 random(5);
-  size_t written = 0, declined = 0;
+  size_t rounded_away = 0;
   for (int i = 0; i < 200000; ++i) {
     // Microsecond timestamps with 0-3 decimals around 2^43..2^53 thousandths,
     // where the float sum starts to round away from the exact decimal.
@@ -245,19 +245,80 @@ TEST_CASE("a shifted timestamp reads back as the float sum, or is left to the ge
     const TimestampShift shift = TimestampShift::from_nanoseconds(offset_ns);
     char text[32];
     const char* end = write_shifted_timestamp(token, shift, text);
-    if (!end) {
-      ++declined;
-      continue;
-    }
-    ++written;
+    INFO(token << " + " << offset_ns << " ns");
+    REQUIRE(end);  // every usual spelling takes the quick path
     double back = 0;
     const auto result = std::from_chars(text, end, back);
-    INFO(token << " + " << offset_ns << " ns -> " << std::string_view(text, end - text));
+    INFO(std::string_view(text, end - text));
     REQUIRE(result.ptr == end);
-    REQUIRE(back == float_sum(token, shift));
+    const double sum = float_sum(token, shift);
+    REQUIRE(back == sum);
+    // The exact decimal sum, k thousandths plus the nanoseconds.
+    const uint64_t exact =
+        std::stoull(token.substr(0, token.find('.'))) * 1000 +
+        (decimals ? std::stoull(token.substr(token.find('.') + 1)) * (decimals == 1   ? 100
+                                                                      : decimals == 2 ? 10
+                                                                                      : 1)
+                  : 0) +
+        offset_ns;
+    if (static_cast<double>(exact) / 1000.0 != sum) {
+      ++rounded_away;  // then it is the float sum's shortest text
+      char shortest[32];
+      const char* shortest_end = std::to_chars(shortest, shortest + sizeof shortest, sum).ptr;
+      if (sum < 0x1p43)
+        CHECK(std::string_view(text, end - text) ==
+              std::string_view(shortest, shortest_end - shortest));
+    }
   }
-  CHECK(written > 150000);  // the usual case takes the quick path
-  CHECK(declined > 0);      // and sums that round away do not
+  CHECK(rounded_away > 1000);  // both branches are taken
+}
+
+TEST_CASE("the shortest text of a double with a fraction is the one to_chars writes") {
+  std::mt19937_64 random(17);
+  std::vector<double> values = {1.5,
+                                1.25,
+                                1712195547172.7112,
+                                4503599627370495.5,
+                                1.0000000000000002,
+                                2.0000000000000004,
+                                123.456,
+                                0.5e1 + 0.1};
+  for (int i = 0; i < 300000; ++i) {
+    switch (i % 3) {
+      case 0: {  // timestamps plus offsets, as a merge shifts them
+        const double ts = static_cast<double>(random() % 9000000000000000ull) / 1000.0;
+        values.push_back(ts + static_cast<double>(random() % 5000000000ull) / 1000.0);
+        break;
+      }
+      case 1: {  // any double from 1 to 2^53
+        const uint64_t bits = (uint64_t{1023 + random() % 53} << 52) | (random() >> 12);
+        double any;
+        std::memcpy(&any, &bits, sizeof any);
+        values.push_back(any);
+        break;
+      }
+      default:  // few digits: short texts, trailing zeros
+        values.push_back(static_cast<double>(random() % 100000000) /
+                         static_cast<double>(uint64_t{1} << (random() % 20)));
+    }
+  }
+  size_t written = 0;
+  for (const double value : values) {
+    char text[32];
+    const char* end = write_shortest_fraction(value, text);
+    if (!end) continue;
+    ++written;
+    char expected[32];
+    const char* expected_end = std::to_chars(expected, expected + sizeof expected, value).ptr;
+    INFO(std::string_view(expected, expected_end - expected));
+    REQUIRE(std::string_view(text, end - text) ==
+            std::string_view(expected, expected_end - expected));
+  }
+  CHECK(written > values.size() * 9 / 10);
+  // Declined: below 1, whole numbers, powers of two, negatives.
+  char text[32];
+  for (const double value : {0.5, 0.001, 2.0, 1712195547172.0, 1024.0, -1.5, 0x1p52 + 1})
+    CHECK(write_shortest_fraction(value, text) == nullptr);
 }
 
 TEST_CASE("a shifted timestamp spells the exact decimal sum") {
