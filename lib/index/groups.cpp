@@ -1,6 +1,8 @@
 #include "index/groups.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 namespace tracecompact {
 namespace {
@@ -25,6 +27,48 @@ bool contains_lowercase(std::string_view lowered, std::string_view needle) {
   return lowered.find(needle) != std::string_view::npos;
 }
 
+// Kernel names repeat: a trace has tens to hundreds of distinct ones over
+// hundreds of thousands of slices, many of them long C++ signatures whose
+// lowering and searching cost ~600 instructions a slice. Each thread keeps the
+// group of recent names in a small direct-mapped table (a slot from the length
+// and the first and last bytes, a hit confirmed by comparing the whole name):
+// at most kSlots names of at most kLongestKept bytes, so a bounded size.
+class RecentNames {
+ public:
+  const Group* find(std::string_view name) const {
+    const Entry& entry = entries_[slot_of(name)];
+    return entry.used && entry.name == name ? &entry.group : nullptr;
+  }
+  void keep(std::string_view name, Group group) {
+    if (name.size() > kLongestKept) return;
+    Entry& entry = entries_[slot_of(name)];
+    entry.name.assign(name);
+    entry.group = group;
+    entry.used = true;
+  }
+
+ private:
+  static constexpr size_t kSlots = 64;
+  static constexpr size_t kLongestKept = 1024;
+  struct Entry {
+    std::string name;
+    Group group = Group::kCompute;
+    bool used = false;
+  };
+  static size_t slot_of(std::string_view name) {
+    static_assert(kSlots == 64, "the slot is the mix's top 6 bits");
+    if (name.empty()) return 0;
+    uint64_t head = 0, tail = 0;
+    const size_t n = std::min<size_t>(name.size(), sizeof head);
+    std::memcpy(&head, name.data(), n);
+    std::memcpy(&tail, name.data() + name.size() - n, n);
+    const uint64_t mixed =
+        (head ^ (tail * 0x9E3779B97F4A7C15ull) ^ name.size()) * 0xBF58476D1CE4E5B9ull;
+    return static_cast<size_t>(mixed >> 58);
+  }
+  std::array<Entry, kSlots> entries_{};
+};
+
 }  // namespace
 
 std::string_view group_key(Group group) {
@@ -38,6 +82,14 @@ Group classify_slice(std::string_view category, std::string_view name) {
   if (category == "gpu_memcpy") return Group::kMemcpy;
   if (category == "gpu_memset") return Group::kMemset;
   if (category == "cuda_sync") return Group::kCudaSync;
+  thread_local RecentNames recent;
+  if (const Group* known = recent.find(name)) return *known;
+  const Group group = classify_kernel_name(name);
+  recent.keep(name, group);
+  return group;
+}
+
+Group classify_kernel_name(std::string_view name) {
   thread_local std::string lowered;
   lowered.assign(name);
   std::transform(lowered.begin(), lowered.end(), lowered.begin(), [](char c) {

@@ -27,4 +27,8 @@ std::string_view group_label(Group group);  // "NCCL all-gather"
 // Group of a measured slice from its category and name (first rule that matches).
 Group classify_slice(std::string_view category, std::string_view name);
 
+// The name rules alone (the category neither memcpy, memset nor cuda_sync),
+// without the per-thread table of recent names that classify_slice keeps.
+Group classify_kernel_name(std::string_view name);
+
 }  // namespace tracecompact
