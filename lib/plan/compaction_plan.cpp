@@ -264,13 +264,24 @@ void CompactionPlan::coalesce_annotations() {
   std::vector<uint32_t> identity_begin;
   counting_sort(
       candidates, identity_count, [&](uint32_t i) { return records[i].identity; }, &identity_begin);
-  auto rest_of_key = [&](uint32_t i) {
-    return std::make_tuple(annotation_tid(i), records[i].ts, records[i].ts + records[i].dur, i);
+  // (tid, start, end, index), each looked up only when the ones before tie:
+  // an identity may hold a million annotations (the same region on every
+  // step), and profilers write most in order, which is_sorted confirms first.
+  auto before = [&](uint32_t a, uint32_t b) {
+    const int64_t tid_a = annotation_tid(a), tid_b = annotation_tid(b);
+    if (tid_a != tid_b) return tid_a < tid_b;
+    const AnnotationRecord& ra = records[a];
+    const AnnotationRecord& rb = records[b];
+    if (ra.ts != rb.ts) return ra.ts < rb.ts;
+    const double end_a = ra.ts + ra.dur, end_b = rb.ts + rb.dur;
+    if (end_a != end_b) return end_a < end_b;
+    return a < b;
   };
-  for (size_t k = 0; k + 1 < identity_begin.size(); ++k)
-    if (identity_begin[k + 1] - identity_begin[k] > 1)
-      std::sort(candidates.begin() + identity_begin[k], candidates.begin() + identity_begin[k + 1],
-                [&](uint32_t a, uint32_t b) { return rest_of_key(a) < rest_of_key(b); });
+  for (size_t k = 0; k + 1 < identity_begin.size(); ++k) {
+    const auto first = candidates.begin() + identity_begin[k];
+    const auto last = candidates.begin() + identity_begin[k + 1];
+    if (last - first > 1 && !std::is_sorted(first, last, before)) std::sort(first, last, before);
+  }
   identity_begin = {};
   auto same_identity = [&](uint32_t a, uint32_t b) {
     return records[a].identity == records[b].identity && annotation_tid(a) == annotation_tid(b);
