@@ -173,7 +173,7 @@ char* write_shortest_fraction(double value, char* first) {
     const unsigned __int128 off = at > scaled ? at - scaled : scaled - at;
     if (2 * off >= kTen[places]) continue;  // does not read back as the value
     const uint64_t digits = static_cast<uint64_t>(nearest);
-    const uint64_t unit = static_cast<uint64_t>(kTen[places]);
+    const uint64_t unit = kTen[places];
     uint64_t fraction = digits % unit;
     if (fraction == 0) return nullptr;  // a whole number
     int kept = places;
@@ -233,11 +233,12 @@ char* write_shifted_timestamp(std::string_view token, const TimestampShift& shif
   // k and k + offset_ns are exact doubles, and each quotient by 1000.0 is the
   // double nearest its decimal: the first is what reading the token gives,
   // the second what reading the printed sum gives. They must meet the float sum.
-  // Else the float sum, which is what the general path would print.
   const double sum = static_cast<double>(*k) / 1000.0 + shift.offset_us;
   const uint64_t shifted = *k + shift.offset_ns;
-  if (static_cast<double>(shifted) / 1000.0 != sum) return write_round_trip(sum, first, first + 25);
-  return write_thousandths(shifted, first);
+  if (static_cast<double>(shifted) / 1000.0 == sum) return write_thousandths(shifted, first);
+  // The sum rounds away from the exact decimal: its own text, as the general
+  // path prints it.
+  return write_round_trip(sum, first, first + 25);
 }
 
 std::string format_double(double value) {

@@ -11,7 +11,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <unordered_set>
 
 #include "index/index_pass.h"
