@@ -44,13 +44,18 @@ class ChunkedVector {
 
  public:
   ChunkedVector() = default;
-  ChunkedVector(ChunkedVector&&) noexcept = default;
-  ChunkedVector& operator=(ChunkedVector&&) noexcept = default;
+  ChunkedVector(ChunkedVector&& other) noexcept { swap(other); }
+  ChunkedVector& operator=(ChunkedVector&& other) noexcept {
+    ChunkedVector old(std::move(other));
+    swap(old);
+    return *this;
+  }
 
+  // Into the last chunk's free room, found without locate(): pass 1 appends a
+  // record or two per event.
   void push_back(const T& value) {
-    const auto [chunk, position] = locate(size_);
-    if (chunk == chunks_.size()) add_chunk(chunk_capacity(chunk));
-    chunks_[chunk][position] = value;
+    if (tail_ == tail_end_) add_chunk(chunk_capacity(chunks_.size()));
+    *tail_++ = value;
     ++size_;
   }
   T& operator[](size_t i) {
@@ -90,10 +95,20 @@ class ChunkedVector {
     void* memory = bytes >= kChunkBytes / 2 ? take_index_chunk() : std::malloc(bytes);
     if (!memory) throw std::bad_alloc();
     chunks_.emplace_back(static_cast<T*>(memory));
+    tail_ = chunks_.back().get();
+    tail_end_ = tail_ + capacity;
+  }
+  void swap(ChunkedVector& other) noexcept {
+    std::swap(chunks_, other.chunks_);
+    std::swap(size_, other.size_);
+    std::swap(tail_, other.tail_);
+    std::swap(tail_end_, other.tail_end_);
   }
 
   std::vector<std::unique_ptr<T[], FreeChunk>> chunks_;
   size_t size_ = 0;
+  T* tail_ = nullptr;  // the last chunk's free room: [tail_, tail_end_)
+  T* tail_end_ = nullptr;
 };
 
 }  // namespace tracecompact

@@ -24,6 +24,29 @@ TEST_CASE("chunked vector keeps every element across growing and full chunks", "
   CHECK(k == n);
 }
 
+TEST_CASE("a moved chunked vector keeps its elements and the emptied one grows apart", "[util]") {
+  using tracecompact::ChunkedVector;
+  ChunkedVector<uint32_t> first;
+  for (uint32_t i = 0; i < 1000; ++i) first.push_back(i);  // the last chunk part filled
+  ChunkedVector<uint32_t> second(std::move(first));
+  for (uint32_t i = 1000; i < 1500; ++i) second.push_back(i);
+  // The emptied vector takes chunks of its own: appending to it must not write
+  // into the chunks it handed over.
+  for (uint32_t i = 0; i < 700; ++i) first.push_back(7);  // NOLINT(bugprone-use-after-move)
+  REQUIRE(second.size() == 1500);
+  REQUIRE(first.size() == 700);
+  bool intact = true;
+  for (uint32_t i = 0; i < 1500; ++i) intact = intact && second[i] == i;
+  CHECK(intact);
+  ChunkedVector<uint32_t> third;
+  third.push_back(42);
+  third = std::move(second);
+  third.push_back(1500);
+  REQUIRE(third.size() == 1501);
+  for (uint32_t i = 0; i < 1501; ++i) intact = intact && third[i] == i;
+  CHECK(intact);
+}
+
 TEST_CASE("a warm chunk supply hands out touched, aligned full-size chunks", "[util]") {
   using tracecompact::kIndexChunkBytes;
   tracecompact::WarmChunkSupply supply(2);
