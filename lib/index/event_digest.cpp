@@ -121,7 +121,7 @@ void digest_annotation(const EventFields& f, EventParser& parser, uint64_t event
   if (f.name.is_string()) keep_text(d, f.name.text, arena);
   d.has_identity =
       (flags & kPhaseX) && (flags & kTsNumeric) && (flags & kDurNumeric) && record.dur >= 0;
-  if (d.has_identity) d.identity = hash128(parser.annotation_identity());
+  if (d.has_identity) d.identity = parser.annotation_identity();
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Dense ids for annotation identities (128-bit hashes of their canonical text),
+// Dense ids for annotation identities (128-bit digests of their canonical text),
 // equal for equal hashes and numbered in hash order: the plan sorts and
 // compares 32-bit ids.
 //

@@ -126,8 +126,8 @@ class IndexBuilder {
   uint32_t last_track_ = UINT32_MAX;
   std::unordered_set<int64_t> pids_;
   int64_t last_pid_ = 0;
-  // Identities are compared by a 128-bit hash of their canonical text (see
-  // util/hash128.h): the texts themselves would cost more than the whole index.
+  // Identities are compared by a 128-bit digest of their canonical text (see
+  // json/canonical_digest.h): the texts themselves would cost more than the whole index.
   IdentityNumbering identities_;
 
   void number_identities() {

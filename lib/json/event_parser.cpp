@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <utility>
 
@@ -339,15 +340,104 @@ error_code append_canonical(od::value value, std::string& out, int depth) {
   }
 }
 
-error_code append_canonical_event(od::object object, std::string& out) {
-  static const std::string_view kSkip[] = {"ts", "dur", "tid"};
-  return append_canonical_object(object, out, 0, SkipKeys{kSkip, 3});
+namespace {
+
+error_code digest_canonical_object(od::object object, Hash128& out, int depth, SkipKeys skip,
+                                   SkipKeys args_skip = {}) {
+  // What append_canonical_object writes, digested: the keys are kept (copies:
+  // an unescaped key may not outlive the next) until the object's digest.
+  std::deque<std::string> keys;
+  ObjectDigest digest;
+  for (auto field_result : object) {
+    od::field field;
+    if (auto e = std::move(field_result).get(field)) return e;
+    std::string_view key;
+    if (auto e = read_key(field, key)) return e;
+    if (skip.has(key)) {
+      if (auto e = validate(field.value(), depth + 1)) return e;
+      continue;
+    }
+    Hash128 value_digest;
+    od::value value = field.value();
+    od::json_type type;
+    if (auto e = value.type().get(type)) return e;
+    if (args_skip.count && key == "args" && type == od::json_type::object) {
+      od::object args;
+      if (auto e = value.get_object().get(args)) return e;
+      keys.emplace_back(key);  // before the members below take the parser's buffers
+      if (auto e = digest_canonical_object(args, value_digest, depth + 1, args_skip)) return e;
+    } else {
+      keys.emplace_back(key);
+      if (auto e = digest_canonical(value, value_digest, depth + 1)) return e;
+    }
+    digest.add(keys.back(), value_digest);
+  }
+  out = digest.finish();
+  return simdjson::SUCCESS;
 }
 
-error_code append_canonical_slice(od::object object, std::string& out) {
+}  // namespace
+
+error_code digest_canonical(od::value value, Hash128& out, int depth) {
+  if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
+  od::json_type type;
+  if (auto e = value.type().get(type)) return e;
+  switch (type) {
+    case od::json_type::object: {
+      od::object object;
+      if (auto e = value.get_object().get(object)) return e;
+      return digest_canonical_object(object, out, depth, SkipKeys{});
+    }
+    case od::json_type::array: {
+      od::array array;
+      if (auto e = value.get_array().get(array)) return e;
+      ArrayDigest digest;
+      for (auto element_result : array) {
+        od::value element;
+        if (auto e = std::move(element_result).get(element)) return e;
+        Hash128 element_digest;
+        if (auto e = digest_canonical(element, element_digest, depth + 1)) return e;
+        digest.add(element_digest);
+      }
+      out = digest.finish();
+      return simdjson::SUCCESS;
+    }
+    default: {
+      JsonScalar scalar;
+      if (auto e = read_value(value, scalar, depth)) return e;
+      switch (scalar.kind) {
+        case JsonKind::kNumber:
+          if (scalar.integer)
+            out = integer_digest(scalar.int_value);
+          else if (is_integer_token(scalar.raw))
+            out = digits_digest(scalar.raw);  // an integer beyond 64 bits
+          else
+            out = double_digest(scalar.number);
+          break;
+        case JsonKind::kString:
+          out = string_digest(scalar.text);
+          break;
+        case JsonKind::kBool:
+          out = bool_digest(scalar.boolean);
+          break;
+        default:
+          out = null_digest();
+          break;
+      }
+      return simdjson::SUCCESS;
+    }
+  }
+}
+
+error_code digest_canonical_event(od::object object, Hash128& out) {
+  static const std::string_view kSkip[] = {"ts", "dur", "tid"};
+  return digest_canonical_object(object, out, 0, SkipKeys{kSkip, 3});
+}
+
+error_code digest_canonical_slice(od::object object, Hash128& out) {
   static const std::string_view kSkip[] = {"pid", "tid", "ts"};
   static const std::string_view kArgsSkip[] = {"stream"};
-  return append_canonical_object(object, out, 0, SkipKeys{kSkip, 3}, SkipKeys{kArgsSkip, 1});
+  return digest_canonical_object(object, out, 0, SkipKeys{kSkip, 3}, SkipKeys{kArgsSkip, 1});
 }
 
 }  // namespace json
@@ -523,28 +613,25 @@ void EventParser::refuse_oversized_integers() const {
   }
 }
 
-// The canonical text of the last parsed event that `tape_part` (off the tape)
-// or `on_demand` (a rewound document) writes.
+// The digest of the last parsed event's canonical text that `tape_part` (off
+// the tape) or `on_demand` (a rewound document) works out.
 template <typename TapePart, typename OnDemand>
-std::string_view EventParser::canonical_text(TapePart tape_part, OnDemand on_demand) {
-  canonical_.clear();
-  if (from_tape_) {
-    (tape_.*tape_part)(canonical_);
-    return canonical_;
-  }
+Hash128 EventParser::canonical_digest(TapePart tape_part, OnDemand on_demand) {
+  if (from_tape_) return (tape_.*tape_part)();
   document_.rewind();
   od::object object;
   if (auto e = document_.get_object().get(object)) fail(e);
-  if (auto e = on_demand(object, canonical_)) fail(e);
-  return canonical_;
+  Hash128 digest;
+  if (auto e = on_demand(object, digest)) fail(e);
+  return digest;
 }
 
-std::string_view EventParser::annotation_identity() {
-  return canonical_text(&TapeReader::append_annotation_identity, json::append_canonical_event);
+Hash128 EventParser::annotation_identity() {
+  return canonical_digest(&TapeReader::annotation_identity, json::digest_canonical_event);
 }
 
-std::string_view EventParser::slice_signature() {
-  return canonical_text(&TapeReader::append_slice_signature, json::append_canonical_slice);
+Hash128 EventParser::slice_signature() {
+  return canonical_digest(&TapeReader::slice_signature, json::digest_canonical_slice);
 }
 
 void EventParser::validate_value(std::string_view text, std::string_view what) {

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/canonical_digest.h"
 #include "json/canonical_members.h"
 #include "json/event_fields.h"
 #include "json/splice_site.h"
@@ -37,13 +38,14 @@ class EventParser {
   // readable bytes (views from TraceTokenizer are).
   const EventFields& parse_in_place(std::string_view text, const EventOrigin& origin);
 
-  // Canonical text (spec 0) of the last parsed event without the keys ts, dur
-  // and tid: the identity of an annotation up to its track and interval.
-  std::string_view annotation_identity();
+  // Digest (json/canonical_digest.h) of the canonical text (spec 0) of the last
+  // parsed event without the keys ts, dur and tid: the identity of an
+  // annotation up to its track and interval.
+  Hash128 annotation_identity();
 
-  // Canonical text of the last parsed slice without pid, tid, ts and args.stream:
-  // what compaction (and merge alignment) must leave unchanged.
-  std::string_view slice_signature();
+  // Digest of the canonical text of the last parsed slice without pid, tid, ts
+  // and args.stream: what compaction (and merge alignment) must leave unchanged.
+  Hash128 slice_signature();
 
   // Validates a standalone JSON value (a top-level value of the trace).
   void validate_value(std::string_view text, std::string_view what);
@@ -74,7 +76,7 @@ class EventParser {
   void read_args(simdjson::ondemand::value value);
   void refuse_oversized_integers() const;
   template <typename TapePart, typename OnDemand>
-  std::string_view canonical_text(TapePart tape_part, OnDemand on_demand);
+  Hash128 canonical_digest(TapePart tape_part, OnDemand on_demand);
   [[noreturn]] void fail(simdjson::error_code error) const;
 
   simdjson::ondemand::parser parser_;
@@ -87,7 +89,6 @@ class EventParser {
   const bool quick_;  // Reader::kQuick
   TapeReader tape_;
   bool from_tape_ = false;  // the last event was read off the tape
-  std::string canonical_;
 };
 
 // Helpers shared with the rewriter and the verifier.
@@ -101,6 +102,8 @@ simdjson::error_code read_key(simdjson::ondemand::field& field, std::string_view
 simdjson::error_code validate(simdjson::ondemand::value value, int depth);
 // Appends the canonical text of a value (keys sorted, last duplicate wins).
 simdjson::error_code append_canonical(simdjson::ondemand::value value, std::string& out, int depth);
+// The digest of that text (json/canonical_digest.h), without writing it.
+simdjson::error_code digest_canonical(simdjson::ondemand::value value, Hash128& out, int depth);
 std::string_view trim_token(std::string_view token);
 
 constexpr int kMaxDepth = 512;

@@ -1,13 +1,13 @@
 #include "json/tape_reader.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #ifdef __AVX2__
 #include <immintrin.h>
 #endif
 
-#include "json/canonical_members.h"
 #include "json/number_format.h"
 #include "json/whitespace.h"
 
@@ -413,91 +413,83 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
   return true;
 }
 
-void TapeReader::append_canonical(size_t at, std::string& out, size_t depth) {
+namespace {
+
+// Whether `key` is one of the few `keys` (the skipped ones: short, and mostly
+// of other lengths than the keys met).
+bool is_one_of(std::string_view key, const std::string_view* keys, size_t count) {
+  for (size_t i = 0; i < count; ++i)
+    if (key.size() == keys[i].size() && std::memcmp(key.data(), keys[i].data(), key.size()) == 0)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+Hash128 TapeReader::digest(size_t at, size_t depth) {
   const tape_ref value(&parser_.doc, at);
   switch (value.tape_ref_type()) {
     case tape_type::START_OBJECT:
-      append_canonical_object(at, out, depth, nullptr, 0, nullptr, 0);
-      return;
+      return digest_object(at, depth, nullptr, 0, nullptr, 0);
     case tape_type::START_ARRAY: {
-      out += '[';
+      json::ArrayDigest array;
       const size_t end = value.matching_brace_index() - 1;
-      for (size_t i = at + 1; i < end; i = tape_ref(&parser_.doc, i).after_element()) {
-        if (i > at + 1) out += ',';
-        append_canonical(i, out, depth + 1);
-      }
-      out += ']';
-      return;
+      for (size_t i = at + 1; i < end; i = tape_ref(&parser_.doc, i).after_element())
+        array.add(digest(i, depth + 1));
+      return array.finish();
     }
     case tape_type::STRING:
-      json::append_escaped_string(value.get_string_view(), out);
-      return;
+      return json::string_digest(value.get_string_view());
     case tape_type::INT64:
-      out += std::to_string(value.next_tape_value<int64_t>());
-      return;
-    case tape_type::UINT64:  // an integer beyond int64: its digits, as written
-      out += std::to_string(value.next_tape_value<uint64_t>());
-      return;
+      return json::integer_digest(value.next_tape_value<int64_t>());
+    case tape_type::UINT64: {  // an integer beyond int64: its digits, as written
+      char digits[24];
+      const char* end =
+          std::to_chars(digits, digits + sizeof digits, value.next_tape_value<uint64_t>()).ptr;
+      return json::digits_digest(std::string_view(digits, static_cast<size_t>(end - digits)));
+    }
     case tape_type::DOUBLE:
-      out += format_double(value.next_tape_value<double>());
-      return;
+      return json::double_digest(value.next_tape_value<double>());
     case tape_type::TRUE_VALUE:
-      out += "true";
-      return;
+      return json::bool_digest(true);
     case tape_type::FALSE_VALUE:
-      out += "false";
-      return;
+      return json::bool_digest(false);
     default:
-      out += "null";
-      return;
+      return json::null_digest();
   }
 }
 
-void TapeReader::append_canonical_object(size_t at, std::string& out, size_t depth,
-                                         const std::string_view* skip, size_t skip_count,
-                                         const std::string_view* args_skip,
-                                         size_t args_skip_count) {
-  // Each depth has its own reused lists: no allocation per member.
+Hash128 TapeReader::digest_object(size_t at, size_t depth, const std::string_view* skip,
+                                  size_t skip_count, const std::string_view* args_skip,
+                                  size_t args_skip_count) {
   const simdjson::dom::document* doc = &parser_.doc;
-  if (members_.size() <= depth) {
-    members_.resize(depth + 1);
-    values_.resize(depth + 1);
-  }
-  std::vector<Member>& members = members_[depth];
-  std::string& values = values_[depth];
-  members.clear();
-  values.clear();
+  if (objects_.size() <= depth) objects_.resize(depth + 1);
+  json::ObjectDigest& object = objects_[depth];
+  object.clear();
   const size_t end = tape_ref(doc, at).matching_brace_index() - 1;
   for (size_t i = at + 1; i < end;) {
     const std::string_view key = tape_ref(doc, i).get_string_view();
     const tape_ref value(doc, i + 1);
     i = value.after_element();
-    if (std::find(skip, skip + skip_count, key) != skip + skip_count) continue;
-    const size_t value_at = values.size();
+    if (is_one_of(key, skip, skip_count)) continue;
     if (args_skip_count && key == "args" && value.tape_ref_type() == tape_type::START_OBJECT)
-      append_canonical_object(value.json_index, values, depth + 1, args_skip, args_skip_count,
-                              nullptr, 0);
+      object.add(
+          key, digest_object(value.json_index, depth + 1, args_skip, args_skip_count, nullptr, 0));
     else
-      append_canonical(value.json_index, values, depth + 1);
-    members.push_back({key, value_at, values.size() - value_at});
+      object.add(key, digest(value.json_index, depth + 1));
   }
-  auto key_of = [](const Member& m) { return m.key; };
-  json::sort_members_by_key(members, key_of);
-  json::append_sorted_members(
-      members, key_of,
-      [&](const Member& m) { return std::string_view(values).substr(m.value_at, m.value_length); },
-      out);
+  return object.finish();
 }
 
-void TapeReader::append_annotation_identity(std::string& out) {
+Hash128 TapeReader::annotation_identity() {
   static const std::string_view kSkip[] = {"ts", "dur", "tid"};
-  append_canonical_object(1, out, 0, kSkip, 3, nullptr, 0);
+  return digest_object(1, 0, kSkip, 3, nullptr, 0);
 }
 
-void TapeReader::append_slice_signature(std::string& out) {
+Hash128 TapeReader::slice_signature() {
   static const std::string_view kSkip[] = {"pid", "tid", "ts"};
   static const std::string_view kArgsSkip[] = {"stream"};
-  append_canonical_object(1, out, 0, kSkip, 3, kArgsSkip, 1);
+  return digest_object(1, 0, kSkip, 3, kArgsSkip, 1);
 }
 
 }  // namespace tracecompact

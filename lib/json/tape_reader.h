@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json/canonical_digest.h"
 #include "json/event_fields.h"
 #include "json/splice_site.h"
 
@@ -31,35 +32,29 @@ class TapeReader {
   // (GPU slices and annotations); other numbers have no raw token.
   bool read(std::string_view text, EventFields& fields);
 
-  // The canonical texts of the last event read, as json::append_canonical_event
-  // and append_canonical_slice write them.
-  void append_annotation_identity(std::string& out);
-  void append_slice_signature(std::string& out);
+  // Digests (json/canonical_digest.h) of the last event's canonical text
+  // without ts, dur and tid (an annotation's identity), and without pid, tid,
+  // ts and args.stream (a slice's signature), as EventParser documents them.
+  Hash128 annotation_identity();
+  Hash128 slice_signature();
 
   // Where a merge splices the last event read (`text` and `fields` as given
   // to and read by read()), from the parse's structural indexes.
   SpliceSite splice_site(std::string_view text, const EventFields& fields) const;
 
  private:
-  struct Member {
-    std::string_view key;
-    size_t value_at;  // its canonical value in values_[depth]
-    size_t value_length;
-  };
   static constexpr uint32_t kNeedsTape = 0x10000;  // beyond any SpliceSite
   uint32_t splice_site_by_text(std::string_view text, bool has_ts) const;
   SpliceSite splice_site_by_tape(std::string_view text, const EventFields& fields) const;
-  void append_canonical(size_t at, std::string& out, size_t depth);
-  void append_canonical_object(size_t at, std::string& out, size_t depth,
-                               const std::string_view* skip, size_t skip_count,
-                               const std::string_view* args_skip, size_t args_skip_count);
+  Hash128 digest(size_t at, size_t depth);
+  Hash128 digest_object(size_t at, size_t depth, const std::string_view* skip, size_t skip_count,
+                        const std::string_view* args_skip, size_t args_skip_count);
 
   simdjson::dom::parser parser_;
   bool usable_ = false;  // the parser's buffers were allocated
-  // Canonical texts: per nesting depth, the members of the object being written
-  // and their canonical values (deques: growing keeps the outer levels in place).
-  std::deque<std::vector<Member>> members_;
-  std::deque<std::string> values_;
+  // Per nesting depth, the members of the object being digested (a deque:
+  // growing keeps the outer levels in place).
+  std::deque<json::ObjectDigest> objects_;
 };
 
 }  // namespace tracecompact

@@ -1,8 +1,8 @@
 // A 128-bit non-cryptographic hash (multiply-rotate mixing of two 64-bit lanes
-// over 16-byte blocks, in the style of MurmurHash3's x64 variant). Annotation
-// identities are compared through it instead of keeping their texts: with
-// 128 bits, an accidental collision among even billions of distinct texts has
-// a probability below 1e-20.
+// over 16-byte blocks, in the style of MurmurHash3's x64 variant). Canonical
+// digests (json/canonical_digest.h), through which annotation identities are
+// compared, are built from it: with 128 bits, an accidental collision among
+// even billions of distinct values has a probability below 1e-20.
 #pragma once
 
 #include <cstdint>

@@ -35,7 +35,7 @@ void OutputChecks::add_annotation(const EventFields& f, EventParser& parser) {
   // Spans built from kernel names carry empty args and are not coalesced, so
   // one may overlap an identical projected annotation: only the others are checked.
   if (f.args_empty) return;
-  const Hash128 identity = hash128(parser.annotation_identity());  // as pass 1 compares them
+  const Hash128 identity = parser.annotation_identity();  // as pass 1 compares them
   annotations_.push_back(
       {identity, track(f.pid.int_value, f.tid.int_value), f.ts.number, f.ts.number + f.dur.number});
 }

@@ -36,7 +36,7 @@ void check_output(const std::vector<VerifyRank>& ranks, const std::string& outpu
     checks.add_slice(f, item.index, want.ts, want.ts + want.dur);
     const VerifyRank& rank = *want.rank;
     const int64_t want_pid = rank.pid_map ? rank.pid_map->at(want.pid) : want.pid;
-    if (hash128(parser.slice_signature()) != want.signature || f.pid.int_value != want_pid ||
+    if (parser.slice_signature() != want.signature || f.pid.int_value != want_pid ||
         f.ts.number != want.ts + rank.ts_offset)
       OutputChecks::fail("measured GPU slice " + std::to_string(slice_number) + " changed");
     ++slice_number;

@@ -1,6 +1,6 @@
 // The quick reader (fields off simdjson's DOM tape) and the on-demand reader
 // read every event alike: the same fields, the same raw tokens where pass 2
-// splices them, the same canonical texts, and the same failure. Compared on
+// splices them, the same canonical digests, and the same failure. Compared on
 // every event of the fixtures, on hand-picked spellings, and on mutations.
 #include <catch2/catch.hpp>
 
@@ -61,8 +61,10 @@ std::string reading(const std::string& event, EventParser::Reader reader, bool* 
         << "\nargs " << static_cast<int>(f.args_kind) << " empty " << f.args_empty
         << "\nargs.stream " << describe(f.args_stream, text, tokens) << "\nargs.name "
         << describe(f.args_name, text, false);
-    out << "\nidentity " << parser.annotation_identity();
-    out << "\nsignature " << parser.slice_signature();
+    const Hash128 identity = parser.annotation_identity();
+    const Hash128 signature = parser.slice_signature();
+    out << "\nidentity " << identity.high << ' ' << identity.low;
+    out << "\nsignature " << signature.high << ' ' << signature.low;
     return out.str();
   } catch (const Error& e) {
     return std::string("error ") + e.what();
