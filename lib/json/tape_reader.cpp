@@ -259,99 +259,77 @@ TapeReader::TapeReader() {
 
 // Members before the first object or array value take four structural indexes
 // each (key, ':', value, ',' or '}') after the '{': member m's key is at index
-// 4m + 1 and its value at 4m + 3. simdjson 3.0's DOM parser keeps stage 1's
-// indexes in its implementation until the next parse. The members are not
-// counted in read(), which would pay for it in every run, not only in merges.
+// 4m + 1 and its value at 4m + 3. An object value's members follow its '{' the
+// same way. simdjson 3.0's DOM parser keeps stage 1's indexes in its
+// implementation until the next parse; read() notes the members' places.
 SpliceSite TapeReader::splice_site(std::string_view text, const EventFields& f) const {
   if (f.ph.is("M") || f.ph.is("s") || f.ph.is("t") || f.ph.is("f")) return kNoSpliceSite;
   if (!f.pid.present()) return kNoSpliceSite;  // a site needs pid (json/splice_site.h)
-  const uint32_t site = splice_site_by_text(text, f.ts.present());
-  return site != kNeedsTape ? static_cast<SpliceSite>(site) : splice_site_by_tape(text, f);
+  const MemberOrdinals& o = ordinals_;
+  // After an object or array the places are unknown (Kineto writes args last).
+  if (o.pid >= o.first_nested || (o.ts != MemberOrdinals::kNone && o.ts >= o.first_nested))
+    return kNoSpliceSite;
+  uint16_t pid_at = kAbsentField, ts_at = kAbsentField;
+  if (!number_start_at(text, 4 * size_t{o.pid} + 3, pid_at)) return kNoSpliceSite;
+  if (o.ts != MemberOrdinals::kNone && !number_start_at(text, 4 * size_t{o.ts} + 3, ts_at))
+    return kNoSpliceSite;
+  return make_splice_site(pid_at, ts_at);
 }
 
-namespace {
-
-// The four bytes at `at` (the text is followed by padding).
-uint32_t four_bytes_at(std::string_view text, size_t at) {
-  uint32_t bytes;
-  std::memcpy(&bytes, text.data() + at, sizeof bytes);
-  return bytes;
-}
-
-constexpr uint32_t four_bytes(const char (&text)[5]) {
-  return static_cast<uint32_t>(static_cast<unsigned char>(text[0])) |
-         static_cast<uint32_t>(static_cast<unsigned char>(text[1])) << 8 |
-         static_cast<uint32_t>(static_cast<unsigned char>(text[2])) << 16 |
-         static_cast<uint32_t>(static_cast<unsigned char>(text[3])) << 24;
-}
-
-// pid's or ts's value at `offset`, if a number (else the scan judges).
-bool number_at(std::string_view text, uint32_t offset, uint16_t& at) {
-  if (offset >= kAbsentField || offset >= text.size()) return false;
-  const char c = text[offset];
-  if (c != '-' && (c < '0' || c > '9')) return false;
-  at = static_cast<uint16_t>(offset);
+// Where the number at stage 1's structural index `index` starts (a site needs
+// no more), beyond a site's reach as kAbsentField - 1; false if there is none
+// (not expected: the tape has a number there).
+bool TapeReader::number_start_at(std::string_view text, size_t index, uint16_t& at) const {
+  const auto& stage1 = *parser_.implementation;
+  if (index >= stage1.n_structural_indexes) return false;
+  const size_t offset = stage1.structural_indexes[index];
+  if (offset >= text.size() || (text[offset] != '-' && (text[offset] < '0' || text[offset] > '9')))
+    return false;
+  at = static_cast<uint16_t>(std::min<size_t>(offset, kAbsentField - 1));
   return true;
 }
 
-}  // namespace
-
-// The keys as Kineto spells them, compared in the text at stage 1's indexes:
-// most events are done with here. kNeedsTape where a present field was not
-// found before the first object or array (a key spelled with escapes, or a
-// site that is none).
-uint32_t TapeReader::splice_site_by_text(std::string_view text, bool has_ts) const {
+// The number token at stage 1's structural index `index`; false if there is
+// none (not expected: the tape has a number there).
+bool TapeReader::number_at_structural(std::string_view text, size_t index,
+                                      std::string_view& raw) const {
   const auto& stage1 = *parser_.implementation;
-  const size_t count = stage1.n_structural_indexes;
-  uint16_t pid_at = kAbsentField, ts_at = kAbsentField;
-  size_t wanted = has_ts ? 2 : 1;
-  for (size_t key = 1; wanted > 0 && key + 2 < count; key += 4) {
-    const uint32_t value = stage1.structural_indexes[key + 2];
-    // Past here a key spelled with escapes would not be told from the rest.
-    if (value >= text.size() || text[value] == '{' || text[value] == '[') return kNeedsTape;
-    // The key's first four bytes; a key ends at its ':', well inside the text.
-    const uint32_t key_at = stage1.structural_indexes[key];
-    const uint32_t key_start = four_bytes_at(text, key_at);
-    if (pid_at == kAbsentField && key_start == four_bytes("\"pid") && text[key_at + 4] == '"') {
-      if (!number_at(text, value, pid_at)) return kNoSpliceSite;
-      --wanted;
-    } else if (has_ts && ts_at == kAbsentField && key_start == four_bytes("\"ts\"")) {
-      if (!number_at(text, value, ts_at)) return kNoSpliceSite;
-      --wanted;
-    }
-  }
-  if (wanted > 0) return kNeedsTape;
-  return make_splice_site(pid_at, ts_at);
+  if (index >= stage1.n_structural_indexes) return false;
+  const size_t at = stage1.structural_indexes[index];
+  if (at >= text.size() || (text[at] != '-' && (text[at] < '0' || text[at] > '9'))) return false;
+  raw = text.substr(at, scalar_end(text, at) - at);
+  return true;
 }
 
-// The keys as the parse read them, escapes and all, counted on the tape (pid is
-// present: splice_site() checked).
-SpliceSite TapeReader::splice_site_by_tape(std::string_view text, const EventFields& f) const {
-  constexpr size_t kAbsent = SIZE_MAX;
-  size_t pid_member = kAbsent, ts_member = kAbsent;
-  size_t wanted = f.ts.present() ? 2 : 1;
-  const simdjson::dom::document* doc = &parser_.doc;
-  const size_t end = tape_ref(doc, 1).matching_brace_index() - 1;
-  for (size_t i = 2, member = 0; i < end && wanted > 0; ++member) {
-    const tape_ref value(doc, i + 1);
-    const auto type = value.tape_ref_type();
-    if (type == tape_type::START_OBJECT || type == tape_type::START_ARRAY) return kNoSpliceSite;
-    const std::string_view key = tape_ref(doc, i).get_string_view();
-    if (key == "pid") pid_member = member, --wanted;
-    if (key == "ts") ts_member = member, --wanted;
-    i = value.after_element();
+// pid's, tid's and ts's places, and whether a slot's value (a scalar the rules
+// read, here found to be an object or array) moves the places after it.
+void TapeReader::note_ordinal(const EventFields& f, const JsonScalar* slot, uint32_t member) {
+  if (slot == &f.pid)
+    ordinals_.pid = member;
+  else if (slot == &f.tid)
+    ordinals_.tid = member;
+  else if (slot == &f.ts)
+    ordinals_.ts = member;
+  if (ordinals_.first_nested == MemberOrdinals::kNone &&
+      (slot->kind == JsonKind::kObject || slot->kind == JsonKind::kArray))
+    ordinals_.first_nested = member;
+}
+
+// The raw tokens of a numeric tid and args.stream at their members' places;
+// false where a place is unknown (an object or array before it).
+bool TapeReader::tokens_from_ordinals(std::string_view text, EventFields& f) const {
+  const MemberOrdinals& o = ordinals_;
+  if (f.tid.is_number() &&
+      (o.tid >= o.first_nested || !number_at_structural(text, 4 * size_t{o.tid} + 3, f.tid.raw)))
+    return false;
+  if (f.args_stream.is_number()) {
+    // args' '{' is at 4 * args + 3, its member j's value 3 + 4j after it.
+    if (o.args > o.first_nested || o.stream_in_args >= o.first_nested_in_args ||
+        !number_at_structural(text, 4 * size_t{o.args} + 6 + 4 * size_t{o.stream_in_args},
+                              f.args_stream.raw))
+      return false;
   }
-  if (wanted > 0) return kNoSpliceSite;
-  const auto& stage1 = *parser_.implementation;
-  auto value_at = [&](size_t member, uint16_t& at) {
-    if (member == kAbsent) return true;  // absent: kAbsentField
-    const size_t index = 4 * member + 3;
-    if (index >= stage1.n_structural_indexes) return false;
-    return number_at(text, stage1.structural_indexes[index], at);
-  };
-  uint16_t pid_at = kAbsentField, ts_at = kAbsentField;
-  if (!value_at(pid_member, pid_at) || !value_at(ts_member, ts_at)) return kNoSpliceSite;
-  return make_splice_site(pid_at, ts_at);
+  return true;
 }
 
 bool TapeReader::read(std::string_view text, EventFields& f) {
@@ -363,21 +341,27 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
   const tape_ref object(doc, 1);  // after the root word
   if (object.tape_ref_type() != tape_type::START_OBJECT) return false;
   const size_t end = object.matching_brace_index() - 1;  // the closing '}'
-  for (size_t i = 2; i < end;) {
+  ordinals_ = MemberOrdinals();
+  for (uint32_t i = 2, member = 0; i < end; ++member) {
     const std::string_view key = tape_ref(doc, i).get_string_view();
     const tape_ref value(doc, i + 1);
     if (JsonScalar* slot = f.slot(key)) {
       if (slot->present()) return false;  // the on-demand reader reports it
       read_scalar(value, *slot);
+      note_ordinal(f, slot, member);
     } else if (key == "args") {
       if (f.args_kind != JsonKind::kAbsent) return false;
       JsonScalar args;
       read_scalar(value, args);
       f.args_kind = args.kind;
+      ordinals_.args = member;
+      if (ordinals_.first_nested == MemberOrdinals::kNone &&
+          (args.kind == JsonKind::kObject || args.kind == JsonKind::kArray))
+        ordinals_.first_nested = member;
       if (args.kind == JsonKind::kObject) {
         const size_t args_end = value.matching_brace_index() - 1;
         f.args_empty = args_end == i + 2;
-        for (size_t k = i + 2; k < args_end;) {
+        for (uint32_t k = i + 2, args_member = 0; k < args_end; ++args_member) {
           const std::string_view args_key = tape_ref(doc, k).get_string_view();
           const tape_ref args_value(doc, k + 1);
           JsonScalar* args_slot = args_key == "stream" ? &f.args_stream
@@ -386,14 +370,25 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
           if (args_slot) {
             if (args_slot->present()) return false;
             read_scalar(args_value, *args_slot);
+            if (args_slot == &f.args_stream) ordinals_.stream_in_args = args_member;
           }
-          k = args_value.after_element();
+          if (ordinals_.first_nested_in_args == MemberOrdinals::kNone) {
+            const auto type = args_value.tape_ref_type();
+            if (type == tape_type::START_OBJECT || type == tape_type::START_ARRAY)
+              ordinals_.first_nested_in_args = args_member;
+          }
+          k = static_cast<uint32_t>(args_value.after_element());
         }
       }
+    } else if (ordinals_.first_nested == MemberOrdinals::kNone) {
+      const auto type = value.tape_ref_type();
+      if (type == tape_type::START_OBJECT || type == tape_type::START_ARRAY)
+        ordinals_.first_nested = member;
     }
-    i = value.after_element();
+    i = static_cast<uint32_t>(value.after_element());
   }
   if (!needs_tokens(f)) return true;
+  if (tokens_from_ordinals(text, f)) return true;
   // Without a backslash every quote delimits a string, so a quoted "tid"
   // followed by ':' is a key; if it is the only one, it is the event's own.
   OnlyMember tid("\"tid\""), stream("\"stream\"");

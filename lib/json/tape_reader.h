@@ -43,15 +43,28 @@ class TapeReader {
   SpliceSite splice_site(std::string_view text, const EventFields& fields) const;
 
  private:
-  static constexpr uint32_t kNeedsTape = 0x10000;  // beyond any SpliceSite
-  uint32_t splice_site_by_text(std::string_view text, bool has_ts) const;
-  SpliceSite splice_site_by_tape(std::string_view text, const EventFields& fields) const;
+  // Where members sit among the last event's members (0, 1, ...): stage 1's
+  // structural indexes put member m's value at 4m + 3 while no object or array
+  // value comes before it (see splice_site()), which spares pass 1 a search of
+  // the text for the tokens pass 2 splices. kNone: absent.
+  struct MemberOrdinals {
+    static constexpr uint32_t kNone = UINT32_MAX;
+    uint32_t pid = kNone, tid = kNone, ts = kNone, args = kNone;
+    uint32_t first_nested = kNone;    // the first member whose value is an object or array
+    uint32_t stream_in_args = kNone;  // args.stream among args' members
+    uint32_t first_nested_in_args = kNone;
+  };
+  void note_ordinal(const EventFields& f, const JsonScalar* slot, uint32_t member);
+  bool tokens_from_ordinals(std::string_view text, EventFields& f) const;
+  bool number_at_structural(std::string_view text, size_t index, std::string_view& raw) const;
+  bool number_start_at(std::string_view text, size_t index, uint16_t& at) const;
   Hash128 digest(size_t at, size_t depth);
   Hash128 digest_object(size_t at, size_t depth, const std::string_view* skip, size_t skip_count,
                         const std::string_view* args_skip, size_t args_skip_count);
 
   simdjson::dom::parser parser_;
   bool usable_ = false;  // the parser's buffers were allocated
+  MemberOrdinals ordinals_;
   // Per nesting depth, the members of the object being digested (a deque:
   // growing keeps the outer levels in place).
   std::deque<json::ObjectDigest> objects_;

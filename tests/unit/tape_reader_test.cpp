@@ -140,6 +140,14 @@ TEST_CASE("both readers read unusual spellings alike") {
       "{}",
       "{\"cat\": \"kernel\", \"tid\": 01}",
       "{\"cat\": \"kernel\", \"tid\": 1 \"ts\": 2}",
+      // Places after an object or array value: tid after one, args.stream after
+      // one inside args, and both before any.
+      "{\"cat\": \"kernel\", \"x\": {\"tid\": 1}, \"tid\": 7, \"args\": {\"stream\": 7}}",
+      "{\"cat\": \"kernel\", \"x\": [1, {\"a\": 2}], \"tid\": 7, \"args\": {\"stream\": 7}}",
+      "{\"cat\": \"kernel\", \"tid\": 7, \"args\": {\"a\": [1], \"stream\": 7}}",
+      "{\"cat\": \"kernel\", \"tid\": 7, \"args\": {\"a\": {\"stream\": 3}, \"stream\": 7}}",
+      "{\"cat\": \"kernel\", \"t\\u0069d\": 7, \"args\": {\"b\": 1, \"str\\u0065am\": 7}}",
+      "{\"cat\": \"kernel\", \"tid\": 7, \"args\": {\"b\": \"}\", \"stream\": 7}, \"z\": [1]}",
   };
   size_t quickly = 0;
   for (const std::string& event : events) quickly += check_alike(event);
@@ -150,12 +158,16 @@ TEST_CASE("both readers read unusual spellings alike") {
   CHECK_FALSE(check_alike(events[1]));  // args.stream twice
   CHECK_FALSE(check_alike(events[4]));  // an escaped key on the way to tid
   CHECK(check_alike(events[5]));  // a backslash: "tid" in a string told apart member by member
-  CHECK_FALSE(check_alike(events[6]));   // a nested "tid" key
-  CHECK(check_alike(events[8]));         // "tid" and "stream" as values, spaced keys
-  CHECK(check_alike(events[9]));         // -0, -0.0, 1e2, nested args
+  CHECK(check_alike(events[6]));  // a nested "tid" key: told apart by the members' places
+  CHECK(check_alike(events[8]));  // "tid" and "stream" as values, spaced keys
+  CHECK(check_alike(events[9]));  // -0, -0.0, 1e2, nested args
   CHECK_FALSE(check_alike(events[11]));  // beyond 64 bits
   CHECK_FALSE(check_alike(events[21]));  // deeper than the quick reader goes
   CHECK_FALSE(check_alike(events[22]));  // larger than the quick reader takes
+  CHECK_FALSE(check_alike(events[28]));  // tid after an object holding another "tid"
+  CHECK(check_alike(events[30]));        // args.stream after an array: the only "stream"
+  CHECK_FALSE(check_alike(events[31]));  // args.stream after an object holding another
+  CHECK(check_alike(events[32]));        // escaped keys: their places tell them
 }
 
 // simdjson 3.0.1's on-demand get_number() gave 0 for these (more than 19
