@@ -21,6 +21,23 @@ constexpr uint64_t kExactIntegers = uint64_t{1} << 53;  // every integer below i
 // k / 1000 as "<k / 1000>[.<up to three digits, trailing zeros dropped>]";
 // `out` has room for 24 characters.
 char* write_thousandths(uint64_t k, char* out) {
+  // Kineto's timestamps: 13 whole digits and 3 decimals, written as two words
+  // of eight digits, the second split by the point.
+  constexpr uint64_t kSixteenDigits = 1000000000000000;
+  if (k >= kSixteenDigits && k < 10 * kSixteenDigits) {
+    const uint64_t high = eight_digits_word(static_cast<uint32_t>(k / 100000000));
+    const uint64_t low = eight_digits_word(static_cast<uint32_t>(k % 100000000));
+    const uint64_t fraction_word = low >> 40;  // the last three digits
+    std::memcpy(out, &high, sizeof high);
+    std::memcpy(out + 8, &low, sizeof low);
+    out[13] = '.';
+    std::memcpy(out + 14, &fraction_word, sizeof fraction_word);
+    const unsigned thousandths = static_cast<unsigned>(k % 1000);
+    return out + (thousandths == 0         ? 13
+                  : thousandths % 100 == 0 ? 15
+                  : thousandths % 10 == 0  ? 16
+                                           : 17);
+  }
   out = write_decimal(k / 1000, out);
   const unsigned thousandths = static_cast<unsigned>(k % 1000);
   if (thousandths != 0) {
@@ -55,8 +72,23 @@ bool read_digits(const char* p, size_t count, uint64_t& value) {
 std::optional<uint64_t> read_thousandths(std::string_view token) {
   constexpr uint64_t kScale[] = {1000, 100, 10, 1};
   const size_t n = token.size();
-  // Kineto's spelling, three decimals: its 16 digits or fewer laid out as 16,
-  // zeros in front, and read 8 at a time (2^53 thousandths have 13 whole digits).
+  // Kineto's spelling, three decimals: 13 whole digits read as two words of
+  // eight digits, the second put together around the point (the token is
+  // 17 bytes); fewer digits laid out as 16, zeros in front (2^53 thousandths
+  // have 13 whole digits).
+  if (n == 17 && token[13] == '.' && token[0] != '0') {
+    uint64_t around_point, tail;
+    std::memcpy(&around_point, token.data() + 8, sizeof around_point);  // 5 digits, '.', 2
+    std::memcpy(&tail, token.data() + 9, sizeof tail);                  // its last 3 digits at 5-7
+    const uint64_t low_digits = (around_point & 0x000000FFFFFFFFFF) | (tail & 0xFFFFFF0000000000);
+    uint64_t high = 0, low = 0;
+    if (!read_eight_digits(token.data(), high) ||
+        !read_eight_digits(reinterpret_cast<const char*>(&low_digits), low))
+      return std::nullopt;
+    const uint64_t k = high * 100000000 + low;
+    if (k >= kExactIntegers) return std::nullopt;
+    return k;
+  }
   if (n >= 5 && n <= 17 && token[n - 4] == '.') {
     const size_t whole_digits = n - 4;
     if (token[0] == '0' && whole_digits > 1) return std::nullopt;

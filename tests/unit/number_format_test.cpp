@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -337,4 +338,42 @@ TEST_CASE("a shifted timestamp spells the exact decimal sum") {
     CHECK(shifted(token, 1000) == "general");
   // An offset beyond 2^53 ns is never added as an integer.
   CHECK(shifted("1", uint64_t{1} << 60) == "general");
+}
+
+TEST_CASE("Kineto's 13.3-digit timestamps are read and written eight digits at a time") {
+  char text[32];
+  auto shifted = [&](std::string_view token, uint64_t ns) {
+    const char* end = write_shifted_timestamp(token, TimestampShift::from_nanoseconds(ns), text);
+    return end ? std::string(static_cast<const char*>(text), end) : std::string("general");
+  };
+  CHECK(shifted("1712195495225.968", 0) == "1712195495225.968");
+  CHECK(shifted("1712195495225.900", 0) == "1712195495225.9");
+  CHECK(shifted("1712195495225.000", 0) == "1712195495225");
+  CHECK(shifted("1712195495225.968", 32) == "1712195495226");
+  CHECK(shifted("9999999999999.999", 1) == "general");  // beyond 2^53 thousandths
+  for (const char* token : {"17121954952a5.968", "0712195495225.968", "1712195495225,968",
+                            "1712195495225.9x8", "171219549522.5968"})
+    CHECK(shifted(token, 1000) == "general");
+  std::mt19937_64 random(30);
+  for (int i = 0; i < 100000; ++i) {
+    // 16 digits, the point before the last three, zeros kept.
+    const uint64_t k = 1000000000000000 + random() % 8000000000000000;
+    char token[18];
+    std::snprintf(token, sizeof token, "%013llu.%03llu", static_cast<unsigned long long>(k / 1000),
+                  static_cast<unsigned long long>(k % 1000));
+    const uint64_t ns = random() % 4 == 0 ? 0 : random() % 100000000000;
+    const std::string text_out = shifted(token, ns);
+    INFO(token << " + " << ns << " ns -> " << text_out);
+    REQUIRE(text_out != "general");
+    double back = 0;
+    std::from_chars(text_out.data(), text_out.data() + text_out.size(), back);
+    const double want = float_sum(token, TimestampShift::from_nanoseconds(ns));
+    REQUIRE(std::memcmp(&back, &want, sizeof back) == 0);
+    if (ns == 0) {  // the token itself, trailing zeros of the fraction dropped
+      std::string trimmed = token;
+      while (trimmed.back() == '0') trimmed.pop_back();
+      if (trimmed.back() == '.') trimmed.pop_back();
+      REQUIRE(text_out == trimmed);
+    }
+  }
 }
