@@ -29,8 +29,10 @@ void OutputChecks::add_slice(const EventFields& f, uint64_t index, double start,
 }
 
 void OutputChecks::add_annotation(const EventFields& f, EventParser& parser) {
-  if (!f.ph.is("X") || !f.ts.is_number() || !f.dur.is_number() || !f.pid.is_int() ||
-      !f.tid.is_int())
+  // Coalescing candidates only (spec 6): an annotation with a negative dur is
+  // left where it is, even inside an identical candidate.
+  if (!f.ph.is("X") || !f.ts.is_number() || !f.dur.is_number() || f.dur.number < 0 ||
+      !f.pid.is_int() || !f.tid.is_int())
     return;
   // Spans built from kernel names carry empty args and are not coalesced, so
   // one may overlap an identical projected annotation: only the others are checked.

@@ -108,6 +108,14 @@ TEST_CASE("verify fails a track with overlapping copies of one annotation") {
             .empty());
   CHECK(
       with({annotation(0, 2001, "0", "5", "step"), annotation(0, 2001, "3", "5", "step")}).empty());
+  // A negative dur is no coalescing candidate (spec 6): the reference leaves it
+  // where it is, inside or at the start of an identical candidate.
+  CHECK(with({annotation(0, 2001, "0", "5", "step", "{\"a\":1}"),
+              annotation(0, 2001, "3", "-0.5", "step", "{\"a\":1}")})
+            .empty());
+  CHECK(with({annotation(0, 2001, "3", "-0.5", "step", "{\"a\":1}"),
+              annotation(0, 2001, "3", "5", "step", "{\"a\":1}")})
+            .empty());
 }
 
 TEST_CASE("verify fails a GPU flow that misses the slice starts of its lane") {
