@@ -1,7 +1,8 @@
-// The canonical text of an object's members (spec 0), written alike by both
-// event readers (json/event_parser, json/tape_reader): members sorted by key,
-// stably, and a repeated key keeping its last value, as a JSON object read by
-// Python does.
+// The canonical text of an object's members (spec 0), as json::append_canonical
+// writes it for the texts kept whole (a flow's id, distributedInfo's parts):
+// members sorted by key, stably, and a repeated key keeping its last value, as
+// a JSON object read by Python does. Identities and signatures are digests of
+// such texts, worked out without writing them (json/canonical_digest.h).
 #pragma once
 
 #include <algorithm>

@@ -4,9 +4,10 @@
 // out of the ordinary is left to the on-demand reader (EventParser), which
 // reads it as before and reports faults with their position: an event the DOM
 // parser refuses (a fault, an integer beyond 64 bits, deep nesting, a large
-// event), a key the spec reads given twice, or an escaped key on the way to a
-// token that pass 2 splices. Both readers give the same fields and canonical
-// texts (tests/unit/tape_reader_test.cpp compares them).
+// event), a key the spec reads given twice, or a token pass 2 splices that
+// follows an object or array value and is not plainly found in the text. Both
+// readers give the same fields and canonical digests
+// (tests/unit/tape_reader_test.cpp compares them).
 #pragma once
 
 #include <simdjson.h>
