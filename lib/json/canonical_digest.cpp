@@ -23,16 +23,6 @@ enum Kind : uint64_t {
   kMember = 0x6d656d626572000aull,
 };
 
-Hash128 seal(uint64_t h1, uint64_t h2) {
-  h1 += h2;
-  h2 += h1;
-  h1 = finalize(h1);
-  h2 = finalize(h2);
-  h1 += h2;
-  h2 += h1;
-  return {h1, h2};
-}
-
 // Two words of `kind`.
 Hash128 words_digest(Kind kind, uint64_t a, uint64_t b) {
   uint64_t h1 = kind, h2 = ~kind;

@@ -249,13 +249,117 @@ struct SkipKeys {
   }
 };
 
-using Members = std::vector<std::pair<std::string, std::string>>;
+// The canonical text of a value (spec 0), in one of two forms: written out
+// (TextForm: flow ids and distributedInfo's parts are compared as texts) or
+// digested without writing it (DigestForm: identities and signatures). One
+// walk serves both, so that they cannot disagree on what the text is.
+struct TextForm {
+  using Value = std::string;  // appended to
+  static void scalar(const JsonScalar& scalar, std::string& out) {
+    switch (scalar.kind) {
+      case JsonKind::kNumber:
+        if (scalar.integer)
+          out += std::to_string(scalar.int_value);
+        else if (is_integer_token(scalar.raw))
+          out += scalar.raw;  // an integer beyond 64 bits: its digits are canonical
+        else
+          out += format_double(scalar.number);
+        return;
+      case JsonKind::kString:
+        append_escaped_string(scalar.text, out);
+        return;
+      case JsonKind::kBool:
+        out += scalar.boolean ? "true" : "false";
+        return;
+      default:
+        out += "null";
+        return;
+    }
+  }
+  class Array {
+   public:
+    void add(std::string&& element) {
+      text_ += text_.size() > 1 ? "," : "";
+      text_ += element;
+    }
+    void finish(std::string& out) { out += text_ + "]"; }
 
-error_code append_canonical_object(od::object object, std::string& out, int depth, SkipKeys skip,
-                                   SkipKeys args_skip = {}) {
+   private:
+    std::string text_ = "[";
+  };
   // Members are canonicalised separately, then sorted by key; a repeated key
   // keeps its last value, as a JSON object read by Python does.
-  Members members;
+  class Object {
+   public:
+    void add(std::string_view key, std::string&& value) {
+      members_.emplace_back(std::string(key), std::move(value));
+    }
+    void finish(std::string& out) {
+      using Member = std::pair<std::string, std::string>;
+      auto key_of = [](const Member& m) -> const std::string& { return m.first; };
+      sort_members_by_key(members_, key_of);
+      append_sorted_members(
+          members_, key_of, [](const Member& m) -> const std::string& { return m.second; }, out);
+    }
+
+   private:
+    std::vector<std::pair<std::string, std::string>> members_;
+  };
+};
+
+struct DigestForm {
+  using Value = Hash128;  // assigned
+  static void scalar(const JsonScalar& scalar, Hash128& out) {
+    switch (scalar.kind) {
+      case JsonKind::kNumber:
+        if (scalar.integer)
+          out = integer_digest(scalar.int_value);
+        else if (is_integer_token(scalar.raw))
+          out = digits_digest(scalar.raw);  // an integer beyond 64 bits
+        else
+          out = double_digest(scalar.number);
+        return;
+      case JsonKind::kString:
+        out = string_digest(scalar.text);
+        return;
+      case JsonKind::kBool:
+        out = bool_digest(scalar.boolean);
+        return;
+      default:
+        out = null_digest();
+        return;
+    }
+  }
+  class Array {
+   public:
+    void add(Hash128&& element) { digest_.add(element); }
+    void finish(Hash128& out) const { out = digest_.finish(); }
+
+   private:
+    ArrayDigest digest_;
+  };
+  // The keys are kept (copies) until the object's digest.
+  class Object {
+   public:
+    void add(std::string_view key, Hash128&& value) {
+      keys_.emplace_back(key);
+      digest_.add(keys_.back(), value);
+    }
+    void finish(Hash128& out) { out = digest_.finish(); }
+
+   private:
+    std::deque<std::string> keys_;  // a deque: growing keeps the views valid
+    ObjectDigest digest_;
+  };
+};
+
+template <typename Form>
+error_code canonical_value(od::value value, typename Form::Value& out, int depth);
+
+template <typename Form>
+error_code canonical_object(od::object object, typename Form::Value& out, int depth, SkipKeys skip,
+                            SkipKeys args_skip = {}) {
+  typename Form::Object members;
   for (auto field_result : object) {
     od::field field;
     if (auto e = std::move(field_result).get(field)) return e;
@@ -265,179 +369,76 @@ error_code append_canonical_object(od::object object, std::string& out, int dept
       if (auto e = validate(field.value(), depth + 1)) return e;
       continue;
     }
-    std::string value_text;
+    typename Form::Value member_value{};
     od::value value = field.value();
     od::json_type type;
     if (auto e = value.type().get(type)) return e;
     if (args_skip.count && key == "args" && type == od::json_type::object) {
       od::object args;
       if (auto e = value.get_object().get(args)) return e;
-      if (auto e = append_canonical_object(args, value_text, depth + 1, args_skip)) return e;
-    } else if (auto e = append_canonical(value, value_text, depth + 1)) {
+      if (auto e = canonical_object<Form>(args, member_value, depth + 1, args_skip)) return e;
+    } else if (auto e = canonical_value<Form>(value, member_value, depth + 1)) {
       return e;
     }
-    members.emplace_back(std::string(key), std::move(value_text));
+    members.add(key, std::move(member_value));
   }
-  auto key_of = [](const Members::value_type& m) -> const std::string& { return m.first; };
-  sort_members_by_key(members, key_of);
-  append_sorted_members(
-      members, key_of, [](const Members::value_type& m) -> const std::string& { return m.second; },
-      out);
+  members.finish(out);
   return simdjson::SUCCESS;
+}
+
+template <typename Form>
+error_code canonical_value(od::value value, typename Form::Value& out, int depth) {
+  if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
+  od::json_type type;
+  if (auto e = value.type().get(type)) return e;
+  switch (type) {
+    case od::json_type::object: {
+      od::object object;
+      if (auto e = value.get_object().get(object)) return e;
+      return canonical_object<Form>(object, out, depth, SkipKeys{});
+    }
+    case od::json_type::array: {
+      od::array array;
+      if (auto e = value.get_array().get(array)) return e;
+      typename Form::Array elements;
+      for (auto element_result : array) {
+        od::value element;
+        if (auto e = std::move(element_result).get(element)) return e;
+        typename Form::Value element_value{};
+        if (auto e = canonical_value<Form>(element, element_value, depth + 1)) return e;
+        elements.add(std::move(element_value));
+      }
+      elements.finish(out);
+      return simdjson::SUCCESS;
+    }
+    default: {
+      JsonScalar scalar;
+      if (auto e = read_value(value, scalar, depth)) return e;
+      Form::scalar(scalar, out);
+      return simdjson::SUCCESS;
+    }
+  }
 }
 
 }  // namespace
 
 error_code append_canonical(od::value value, std::string& out, int depth) {
-  if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
-  od::json_type type;
-  if (auto e = value.type().get(type)) return e;
-  switch (type) {
-    case od::json_type::object: {
-      od::object object;
-      if (auto e = value.get_object().get(object)) return e;
-      return append_canonical_object(object, out, depth, SkipKeys{});
-    }
-    case od::json_type::array: {
-      od::array array;
-      if (auto e = value.get_array().get(array)) return e;
-      out += '[';
-      bool first = true;
-      for (auto element_result : array) {
-        od::value element;
-        if (auto e = std::move(element_result).get(element)) return e;
-        if (!first) out += ',';
-        first = false;
-        if (auto e = append_canonical(element, out, depth + 1)) return e;
-      }
-      out += ']';
-      return simdjson::SUCCESS;
-    }
-    default: {
-      JsonScalar scalar;
-      if (auto e = read_value(value, scalar, depth)) return e;
-      switch (scalar.kind) {
-        case JsonKind::kNumber:
-          if (scalar.integer)
-            out += std::to_string(scalar.int_value);
-          else if (is_integer_token(scalar.raw))
-            out += scalar.raw;  // an integer beyond 64 bits: its digits are canonical
-          else
-            out += format_double(scalar.number);
-          break;
-        case JsonKind::kString:
-          append_escaped_string(scalar.text, out);
-          break;
-        case JsonKind::kBool:
-          out += scalar.boolean ? "true" : "false";
-          break;
-        default:
-          out += "null";
-          break;
-      }
-      return simdjson::SUCCESS;
-    }
-  }
+  return canonical_value<TextForm>(value, out, depth);
 }
-
-namespace {
-
-error_code digest_canonical_object(od::object object, Hash128& out, int depth, SkipKeys skip,
-                                   SkipKeys args_skip = {}) {
-  // What append_canonical_object writes, digested: the keys are kept (copies:
-  // an unescaped key may not outlive the next) until the object's digest.
-  std::deque<std::string> keys;
-  ObjectDigest digest;
-  for (auto field_result : object) {
-    od::field field;
-    if (auto e = std::move(field_result).get(field)) return e;
-    std::string_view key;
-    if (auto e = read_key(field, key)) return e;
-    if (skip.has(key)) {
-      if (auto e = validate(field.value(), depth + 1)) return e;
-      continue;
-    }
-    Hash128 value_digest;
-    od::value value = field.value();
-    od::json_type type;
-    if (auto e = value.type().get(type)) return e;
-    if (args_skip.count && key == "args" && type == od::json_type::object) {
-      od::object args;
-      if (auto e = value.get_object().get(args)) return e;
-      keys.emplace_back(key);  // before the members below take the parser's buffers
-      if (auto e = digest_canonical_object(args, value_digest, depth + 1, args_skip)) return e;
-    } else {
-      keys.emplace_back(key);
-      if (auto e = digest_canonical(value, value_digest, depth + 1)) return e;
-    }
-    digest.add(keys.back(), value_digest);
-  }
-  out = digest.finish();
-  return simdjson::SUCCESS;
-}
-
-}  // namespace
 
 error_code digest_canonical(od::value value, Hash128& out, int depth) {
-  if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
-  od::json_type type;
-  if (auto e = value.type().get(type)) return e;
-  switch (type) {
-    case od::json_type::object: {
-      od::object object;
-      if (auto e = value.get_object().get(object)) return e;
-      return digest_canonical_object(object, out, depth, SkipKeys{});
-    }
-    case od::json_type::array: {
-      od::array array;
-      if (auto e = value.get_array().get(array)) return e;
-      ArrayDigest digest;
-      for (auto element_result : array) {
-        od::value element;
-        if (auto e = std::move(element_result).get(element)) return e;
-        Hash128 element_digest;
-        if (auto e = digest_canonical(element, element_digest, depth + 1)) return e;
-        digest.add(element_digest);
-      }
-      out = digest.finish();
-      return simdjson::SUCCESS;
-    }
-    default: {
-      JsonScalar scalar;
-      if (auto e = read_value(value, scalar, depth)) return e;
-      switch (scalar.kind) {
-        case JsonKind::kNumber:
-          if (scalar.integer)
-            out = integer_digest(scalar.int_value);
-          else if (is_integer_token(scalar.raw))
-            out = digits_digest(scalar.raw);  // an integer beyond 64 bits
-          else
-            out = double_digest(scalar.number);
-          break;
-        case JsonKind::kString:
-          out = string_digest(scalar.text);
-          break;
-        case JsonKind::kBool:
-          out = bool_digest(scalar.boolean);
-          break;
-        default:
-          out = null_digest();
-          break;
-      }
-      return simdjson::SUCCESS;
-    }
-  }
+  return canonical_value<DigestForm>(value, out, depth);
 }
 
 error_code digest_canonical_event(od::object object, Hash128& out) {
   static const std::string_view kSkip[] = {"ts", "dur", "tid"};
-  return digest_canonical_object(object, out, 0, SkipKeys{kSkip, 3});
+  return canonical_object<DigestForm>(object, out, 0, SkipKeys{kSkip, 3});
 }
 
 error_code digest_canonical_slice(od::object object, Hash128& out) {
   static const std::string_view kSkip[] = {"pid", "tid", "ts"};
   static const std::string_view kArgsSkip[] = {"stream"};
-  return digest_canonical_object(object, out, 0, SkipKeys{kSkip, 3}, SkipKeys{kArgsSkip, 1});
+  return canonical_object<DigestForm>(object, out, 0, SkipKeys{kSkip, 3}, SkipKeys{kArgsSkip, 1});
 }
 
 }  // namespace json

@@ -52,6 +52,17 @@ inline void mix_block(uint64_t& h1, uint64_t& h2, uint64_t k1, uint64_t k2) {
   h2 = h2 * 5 + 0x38495ab5;
 }
 
+// The two lanes mixed into each other and finalized: the digest.
+inline Hash128 seal(uint64_t h1, uint64_t h2) {
+  h1 += h2;
+  h2 += h1;
+  h1 = finalize(h1);
+  h2 = finalize(h2);
+  h1 += h2;
+  h2 += h1;
+  return {h1, h2};
+}
+
 // Mixes the 16 bytes at `block` (little-endian words, as the machine reads them).
 inline void mix_bytes(uint64_t& h1, uint64_t& h2, const void* block) {
   uint64_t k[2];
@@ -73,13 +84,7 @@ inline Hash128 hash128(std::string_view text, uint64_t seed = 0x9e3779b97f4a7c15
   mix_bytes(h1, h2, tail);
   h1 ^= text.size();
   h2 ^= text.size();
-  h1 += h2;
-  h2 += h1;
-  h1 = finalize(h1);
-  h2 = finalize(h2);
-  h1 += h2;
-  h2 += h1;
-  return {h1, h2};
+  return seal(h1, h2);
 }
 
 }  // namespace tracecompact

@@ -322,12 +322,18 @@ TEST_CASE("the shortest text of a double with a fraction is the one to_chars wri
     CHECK(write_shortest_fraction(value, text) == nullptr);
 }
 
-TEST_CASE("a shifted timestamp spells the exact decimal sum") {
+namespace {
+
+// The text write_shifted_timestamp writes for `token` + `ns`, or "general".
+std::string shifted(std::string_view token, uint64_t ns) {
   char text[32];
-  auto shifted = [&](std::string_view token, uint64_t ns) {
-    const char* end = write_shifted_timestamp(token, TimestampShift::from_nanoseconds(ns), text);
-    return end ? std::string(static_cast<const char*>(text), end) : std::string("general");
-  };
+  const char* end = write_shifted_timestamp(token, TimestampShift::from_nanoseconds(ns), text);
+  return end ? std::string(static_cast<const char*>(text), end) : std::string("general");
+}
+
+}  // namespace
+
+TEST_CASE("a shifted timestamp spells the exact decimal sum") {
   CHECK(shifted("5937498262893.062", 1500) == "5937498262894.562");
   CHECK(shifted("100", 250) == "100.25");
   CHECK(shifted("0.5", 500) == "1");
@@ -341,11 +347,6 @@ TEST_CASE("a shifted timestamp spells the exact decimal sum") {
 }
 
 TEST_CASE("Kineto's 13.3-digit timestamps are read and written eight digits at a time") {
-  char text[32];
-  auto shifted = [&](std::string_view token, uint64_t ns) {
-    const char* end = write_shifted_timestamp(token, TimestampShift::from_nanoseconds(ns), text);
-    return end ? std::string(static_cast<const char*>(text), end) : std::string("general");
-  };
   CHECK(shifted("1712195495225.968", 0) == "1712195495225.968");
   CHECK(shifted("1712195495225.900", 0) == "1712195495225.9");
   CHECK(shifted("1712195495225.000", 0) == "1712195495225");
