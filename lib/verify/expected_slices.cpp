@@ -41,8 +41,8 @@ void ExpectedSlices::read_all() {
         const EventFields& f = parser.parse_in_place(item.text, {item.index, item.offset});
         ++events_in_batch;
         if (is_measured_slice(f))
-          batch.push_back({parser.slice_signature(), f.pid.int_value, f.ts.number,
-                           f.dur.number, &rank});
+          batch.push_back(
+              {parser.slice_signature(), f.pid.int_value, f.ts.number, f.dur.number, &rank});
         // Full, or waited for long enough: where slices are sparse, the output
         // side need not wait for the whole input to compare the first ones.
         if (batch.size() == kBatchSlices || (!batch.empty() && events_in_batch >= kBatchEvents)) {
