@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -65,5 +66,32 @@ class ObjectDigest {
   uint64_t sum_high_ = 0, sum_low_ = 0;
   uint64_t count_ = 0;
 };
+
+// Members a digest leaves out: a few short keys, compared by length first.
+struct SkipKeys {
+  const std::string_view* keys = nullptr;
+  size_t count = 0;
+  bool has(std::string_view key) const {
+    for (size_t i = 0; i < count; ++i)
+      if (key.size() == keys[i].size() && std::memcmp(key.data(), keys[i].data(), key.size()) == 0)
+        return true;
+    return false;
+  }
+};
+
+// What each digest of an event leaves out, at the top and inside args: one
+// list for both readers. An annotation's identity (spec 6) is its canonical
+// text without ts, dur and tid; a slice's signature (what compaction and merge
+// alignment leave unchanged) without pid, tid, ts and args.stream.
+struct EventDigestSkips {
+  SkipKeys top;
+  SkipKeys args;  // none: args is digested as any value
+};
+inline constexpr std::string_view kAnnotationIdentityKeys[] = {"ts", "dur", "tid"};
+inline constexpr std::string_view kSliceSignatureKeys[] = {"pid", "tid", "ts"};
+inline constexpr std::string_view kSliceSignatureArgsKeys[] = {"stream"};
+inline constexpr EventDigestSkips kAnnotationIdentity{{kAnnotationIdentityKeys, 3}, {}};
+inline constexpr EventDigestSkips kSliceSignature{{kSliceSignatureKeys, 3},
+                                                  {kSliceSignatureArgsKeys, 1}};
 
 }  // namespace tracecompact::json

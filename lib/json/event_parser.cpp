@@ -241,14 +241,6 @@ void append_escaped_string(std::string_view text, std::string& out) {
 
 namespace {
 
-struct SkipKeys {
-  const std::string_view* keys = nullptr;
-  size_t count = 0;
-  bool has(std::string_view key) const {
-    return std::find(keys, keys + count, key) != keys + count;
-  }
-};
-
 // The canonical text of a value (spec 0), in one of two forms: written out
 // (TextForm: flow ids and distributedInfo's parts are compared as texts) or
 // digested without writing it (DigestForm: identities and signatures). One
@@ -426,19 +418,8 @@ error_code append_canonical(od::value value, std::string& out, int depth) {
   return canonical_value<TextForm>(value, out, depth);
 }
 
-error_code digest_canonical(od::value value, Hash128& out, int depth) {
-  return canonical_value<DigestForm>(value, out, depth);
-}
-
-error_code digest_canonical_event(od::object object, Hash128& out) {
-  static const std::string_view kSkip[] = {"ts", "dur", "tid"};
-  return canonical_object<DigestForm>(object, out, 0, SkipKeys{kSkip, 3});
-}
-
-error_code digest_canonical_slice(od::object object, Hash128& out) {
-  static const std::string_view kSkip[] = {"pid", "tid", "ts"};
-  static const std::string_view kArgsSkip[] = {"stream"};
-  return canonical_object<DigestForm>(object, out, 0, SkipKeys{kSkip, 3}, SkipKeys{kArgsSkip, 1});
+error_code digest_canonical_event(od::object object, const EventDigestSkips& skips, Hash128& out) {
+  return canonical_object<DigestForm>(object, out, 0, skips.top, skips.args);
 }
 
 }  // namespace json
@@ -614,25 +595,24 @@ void EventParser::refuse_oversized_integers() const {
   }
 }
 
-// The digest of the last parsed event's canonical text that `tape_part` (off
-// the tape) or `on_demand` (a rewound document) works out.
-template <typename TapePart, typename OnDemand>
-Hash128 EventParser::canonical_digest(TapePart tape_part, OnDemand on_demand) {
-  if (from_tape_) return (tape_.*tape_part)();
+// The digest of the last parsed event's canonical text without the members
+// `skips` names: off the tape, or on demand from the rewound document.
+Hash128 EventParser::canonical_digest(const json::EventDigestSkips& skips) {
+  if (from_tape_) return tape_.event_digest(skips);
   document_.rewind();
   od::object object;
   if (auto e = document_.get_object().get(object)) fail(e);
   Hash128 digest;
-  if (auto e = on_demand(object, digest)) fail(e);
+  if (auto e = json::digest_canonical_event(object, skips, digest)) fail(e);
   return digest;
 }
 
 Hash128 EventParser::annotation_identity() {
-  return canonical_digest(&TapeReader::annotation_identity, json::digest_canonical_event);
+  return canonical_digest(json::kAnnotationIdentity);
 }
 
 Hash128 EventParser::slice_signature() {
-  return canonical_digest(&TapeReader::slice_signature, json::digest_canonical_slice);
+  return canonical_digest(json::kSliceSignature);
 }
 
 void EventParser::validate_value(std::string_view text, std::string_view what) {

@@ -75,8 +75,7 @@ class EventParser {
   void read_fields(simdjson::ondemand::object object);
   void read_args(simdjson::ondemand::value value);
   void refuse_oversized_integers() const;
-  template <typename TapePart, typename OnDemand>
-  Hash128 canonical_digest(TapePart tape_part, OnDemand on_demand);
+  Hash128 canonical_digest(const json::EventDigestSkips& skips);
   [[noreturn]] void fail(simdjson::error_code error) const;
 
   simdjson::ondemand::parser parser_;
@@ -102,8 +101,10 @@ simdjson::error_code read_key(simdjson::ondemand::field& field, std::string_view
 simdjson::error_code validate(simdjson::ondemand::value value, int depth);
 // Appends the canonical text of a value (keys sorted, last duplicate wins).
 simdjson::error_code append_canonical(simdjson::ondemand::value value, std::string& out, int depth);
-// The digest of that text (json/canonical_digest.h), without writing it.
-simdjson::error_code digest_canonical(simdjson::ondemand::value value, Hash128& out, int depth);
+// The digest (json/canonical_digest.h) of an event's canonical text without
+// the members `skips` names, without writing the text.
+simdjson::error_code digest_canonical_event(simdjson::ondemand::object object,
+                                            const EventDigestSkips& skips, Hash128& out);
 std::string_view trim_token(std::string_view token);
 
 constexpr int kMaxDepth = 512;

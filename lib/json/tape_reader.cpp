@@ -408,24 +408,11 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
   return true;
 }
 
-namespace {
-
-// Whether `key` is one of the few `keys` (the skipped ones: short, and mostly
-// of other lengths than the keys met).
-bool is_one_of(std::string_view key, const std::string_view* keys, size_t count) {
-  for (size_t i = 0; i < count; ++i)
-    if (key.size() == keys[i].size() && std::memcmp(key.data(), keys[i].data(), key.size()) == 0)
-      return true;
-  return false;
-}
-
-}  // namespace
-
 Hash128 TapeReader::digest(size_t at, size_t depth) {
   const tape_ref value(&parser_.doc, at);
   switch (value.tape_ref_type()) {
     case tape_type::START_OBJECT:
-      return digest_object(at, depth, nullptr, 0, nullptr, 0);
+      return digest_object(at, depth, {}, {});
     case tape_type::START_ARRAY: {
       json::ArrayDigest array;
       const size_t end = value.matching_brace_index() - 1;
@@ -454,9 +441,8 @@ Hash128 TapeReader::digest(size_t at, size_t depth) {
   }
 }
 
-Hash128 TapeReader::digest_object(size_t at, size_t depth, const std::string_view* skip,
-                                  size_t skip_count, const std::string_view* args_skip,
-                                  size_t args_skip_count) {
+Hash128 TapeReader::digest_object(size_t at, size_t depth, json::SkipKeys skip,
+                                  json::SkipKeys args_skip) {
   const simdjson::dom::document* doc = &parser_.doc;
   if (objects_.size() <= depth) objects_.resize(depth + 1);
   json::ObjectDigest& object = objects_[depth];
@@ -466,25 +452,17 @@ Hash128 TapeReader::digest_object(size_t at, size_t depth, const std::string_vie
     const std::string_view key = tape_ref(doc, i).get_string_view();
     const tape_ref value(doc, i + 1);
     i = value.after_element();
-    if (is_one_of(key, skip, skip_count)) continue;
-    if (args_skip_count && key == "args" && value.tape_ref_type() == tape_type::START_OBJECT)
-      object.add(
-          key, digest_object(value.json_index, depth + 1, args_skip, args_skip_count, nullptr, 0));
+    if (skip.has(key)) continue;
+    if (args_skip.count && key == "args" && value.tape_ref_type() == tape_type::START_OBJECT)
+      object.add(key, digest_object(value.json_index, depth + 1, args_skip, {}));
     else
       object.add(key, digest(value.json_index, depth + 1));
   }
   return object.finish();
 }
 
-Hash128 TapeReader::annotation_identity() {
-  static const std::string_view kSkip[] = {"ts", "dur", "tid"};
-  return digest_object(1, 0, kSkip, 3, nullptr, 0);
-}
-
-Hash128 TapeReader::slice_signature() {
-  static const std::string_view kSkip[] = {"pid", "tid", "ts"};
-  static const std::string_view kArgsSkip[] = {"stream"};
-  return digest_object(1, 0, kSkip, 3, kArgsSkip, 1);
+Hash128 TapeReader::event_digest(const json::EventDigestSkips& skips) {
+  return digest_object(1, 0, skips.top, skips.args);
 }
 
 }  // namespace tracecompact

@@ -33,11 +33,10 @@ class TapeReader {
   // (GPU slices and annotations); other numbers have no raw token.
   bool read(std::string_view text, EventFields& fields);
 
-  // Digests (json/canonical_digest.h) of the last event's canonical text
-  // without ts, dur and tid (an annotation's identity), and without pid, tid,
-  // ts and args.stream (a slice's signature), as EventParser documents them.
-  Hash128 annotation_identity();
-  Hash128 slice_signature();
+  // The digest (json/canonical_digest.h) of the last event's canonical text
+  // without the members `skips` names: an annotation's identity or a slice's
+  // signature, as EventParser documents them.
+  Hash128 event_digest(const json::EventDigestSkips& skips);
 
   // Where a merge splices the last event read (`text` and `fields` as given
   // to and read by read()), from the parse's structural indexes.
@@ -60,8 +59,7 @@ class TapeReader {
   bool number_at_structural(std::string_view text, size_t index, std::string_view& raw) const;
   bool number_start_at(std::string_view text, size_t index, uint16_t& at) const;
   Hash128 digest(size_t at, size_t depth);
-  Hash128 digest_object(size_t at, size_t depth, const std::string_view* skip, size_t skip_count,
-                        const std::string_view* args_skip, size_t args_skip_count);
+  Hash128 digest_object(size_t at, size_t depth, json::SkipKeys skip, json::SkipKeys args_skip);
 
   simdjson::dom::parser parser_;
   bool usable_ = false;  // the parser's buffers were allocated
