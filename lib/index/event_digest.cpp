@@ -119,8 +119,7 @@ void digest_annotation(const EventFields& f, EventParser& parser, uint64_t event
   if (d.named_launch) flags |= kNamedGraphLaunch;
   record.flags = flags;
   if (f.name.is_string()) keep_text(d, f.name.text, arena);
-  d.has_identity =
-      (flags & kPhaseX) && (flags & kTsNumeric) && (flags & kDurNumeric) && record.dur >= 0;
+  d.has_identity = is_coalescing_candidate(f);
   if (d.has_identity) d.identity = parser.annotation_identity();
 }
 

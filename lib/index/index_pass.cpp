@@ -167,6 +167,10 @@ bool is_thread_metadata(const EventFields& f) {
   return f.ph.is("M") && (f.name.is("thread_name") || f.name.is("thread_sort_index"));
 }
 
+bool is_coalescing_candidate(const EventFields& f) {
+  return f.ph.is("X") && f.ts.is_number() && f.dur.is_number() && f.dur.number >= 0;
+}
+
 uint8_t lane_role(std::string_view thread_name) {
   const std::string_view tail = lane_name_tail(thread_name);
   if (tail == "Compute annotations" || tail == "Compute 1 annotations") return kMainComputeLane;

@@ -34,4 +34,9 @@ bool is_measured_slice(const EventFields& fields);
 // thread_name / thread_sort_index metadata: replaced on old streams (spec 5).
 bool is_thread_metadata(const EventFields& fields);
 
+// A GPU annotation that identical ones may be coalesced with (spec 6): ph "X",
+// numeric ts and dur, dur not negative. Pass 1 and --verify's overlap check
+// both ask this.
+bool is_coalescing_candidate(const EventFields& annotation);
+
 }  // namespace tracecompact

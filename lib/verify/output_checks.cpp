@@ -4,6 +4,7 @@
 #include <limits>
 #include <tuple>
 
+#include "index/index_pass.h"
 #include "tracecompact/error.h"
 
 namespace tracecompact {
@@ -29,11 +30,9 @@ void OutputChecks::add_slice(const EventFields& f, uint64_t index, double start,
 }
 
 void OutputChecks::add_annotation(const EventFields& f, EventParser& parser) {
-  // Coalescing candidates only (spec 6): an annotation with a negative dur is
-  // left where it is, even inside an identical candidate.
-  if (!f.ph.is("X") || !f.ts.is_number() || !f.dur.is_number() || f.dur.number < 0 ||
-      !f.pid.is_int() || !f.tid.is_int())
-    return;
+  // Coalescing candidates only, as pass 1 picks them: others (a negative dur)
+  // are left where they are, even inside an identical candidate.
+  if (!is_coalescing_candidate(f) || !f.pid.is_int() || !f.tid.is_int()) return;
   // Spans built from kernel names carry empty args and are not coalesced, so
   // one may overlap an identical projected annotation: only the others are checked.
   if (f.args_empty) return;
