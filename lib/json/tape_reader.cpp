@@ -257,6 +257,19 @@ TapeReader::TapeReader() {
   usable_ = parser_.allocate(size_t{4} << 10, kDeepestEvent) == simdjson::SUCCESS;
 }
 
+namespace {
+
+// An object or array value, which moves the structural places of the members after it.
+bool is_container(JsonKind kind) {
+  return kind == JsonKind::kObject || kind == JsonKind::kArray;
+}
+bool is_container(const tape_ref& value) {
+  const auto type = value.tape_ref_type();
+  return type == tape_type::START_OBJECT || type == tape_type::START_ARRAY;
+}
+
+}  // namespace
+
 // Members before the first object or array value take four structural indexes
 // each (key, ':', value, ',' or '}') after the '{': member m's key is at index
 // 4m + 1 and its value at 4m + 3. An object value's members follow its '{' the
@@ -269,34 +282,36 @@ SpliceSite TapeReader::splice_site(std::string_view text, const EventFields& f) 
   // After an object or array the places are unknown (Kineto writes args last).
   if (o.pid >= o.first_nested || (o.ts != MemberOrdinals::kNone && o.ts >= o.first_nested))
     return kNoSpliceSite;
-  uint16_t pid_at = kAbsentField, ts_at = kAbsentField;
-  if (!number_start_at(text, 4 * size_t{o.pid} + 3, pid_at)) return kNoSpliceSite;
-  if (o.ts != MemberOrdinals::kNone && !number_start_at(text, 4 * size_t{o.ts} + 3, ts_at))
-    return kNoSpliceSite;
-  return make_splice_site(pid_at, ts_at);
+  // Offsets beyond a site's reach stay below kAbsentField: make_splice_site refuses them.
+  auto site_offset = [](size_t offset) {
+    return static_cast<uint16_t>(std::min<size_t>(offset, kAbsentField - 1));
+  };
+  const size_t pid_at = number_offset(text, 4 * size_t{o.pid} + 3);
+  if (pid_at == kNoNumber) return kNoSpliceSite;
+  uint16_t ts_at = kAbsentField;
+  if (o.ts != MemberOrdinals::kNone) {
+    const size_t at = number_offset(text, 4 * size_t{o.ts} + 3);
+    if (at == kNoNumber) return kNoSpliceSite;
+    ts_at = site_offset(at);
+  }
+  return make_splice_site(site_offset(pid_at), ts_at);
 }
 
-// Where the number at stage 1's structural index `index` starts (a site needs
-// no more), beyond a site's reach as kAbsentField - 1; false if there is none
-// (not expected: the tape has a number there).
-bool TapeReader::number_start_at(std::string_view text, size_t index, uint16_t& at) const {
+// Where the number at stage 1's structural index `index` starts; kNoNumber if
+// there is none (not expected: the tape has a number there).
+size_t TapeReader::number_offset(std::string_view text, size_t index) const {
   const auto& stage1 = *parser_.implementation;
-  if (index >= stage1.n_structural_indexes) return false;
-  const size_t offset = stage1.structural_indexes[index];
-  if (offset >= text.size() || (text[offset] != '-' && (text[offset] < '0' || text[offset] > '9')))
-    return false;
-  at = static_cast<uint16_t>(std::min<size_t>(offset, kAbsentField - 1));
-  return true;
-}
-
-// The number token at stage 1's structural index `index`; false if there is
-// none (not expected: the tape has a number there).
-bool TapeReader::number_at_structural(std::string_view text, size_t index,
-                                      std::string_view& raw) const {
-  const auto& stage1 = *parser_.implementation;
-  if (index >= stage1.n_structural_indexes) return false;
+  if (index >= stage1.n_structural_indexes) return kNoNumber;
   const size_t at = stage1.structural_indexes[index];
-  if (at >= text.size() || (text[at] != '-' && (text[at] < '0' || text[at] > '9'))) return false;
+  if (at >= text.size() || (text[at] != '-' && (text[at] < '0' || text[at] > '9')))
+    return kNoNumber;
+  return at;
+}
+
+// The number token at stage 1's structural index `index`; false if there is none.
+bool TapeReader::number_token(std::string_view text, size_t index, std::string_view& raw) const {
+  const size_t at = number_offset(text, index);
+  if (at == kNoNumber) return false;
   raw = text.substr(at, scalar_end(text, at) - at);
   return true;
 }
@@ -310,8 +325,7 @@ void TapeReader::note_ordinal(const EventFields& f, const JsonScalar* slot, uint
     ordinals_.tid = member;
   else if (slot == &f.ts)
     ordinals_.ts = member;
-  if (ordinals_.first_nested == MemberOrdinals::kNone &&
-      (slot->kind == JsonKind::kObject || slot->kind == JsonKind::kArray))
+  if (ordinals_.first_nested == MemberOrdinals::kNone && is_container(slot->kind))
     ordinals_.first_nested = member;
 }
 
@@ -320,13 +334,13 @@ void TapeReader::note_ordinal(const EventFields& f, const JsonScalar* slot, uint
 bool TapeReader::tokens_from_ordinals(std::string_view text, EventFields& f) const {
   const MemberOrdinals& o = ordinals_;
   if (f.tid.is_number() &&
-      (o.tid >= o.first_nested || !number_at_structural(text, 4 * size_t{o.tid} + 3, f.tid.raw)))
+      (o.tid >= o.first_nested || !number_token(text, 4 * size_t{o.tid} + 3, f.tid.raw)))
     return false;
   if (f.args_stream.is_number()) {
     // args' '{' is at 4 * args + 3, its member j's value 3 + 4j after it.
     if (o.args > o.first_nested || o.stream_in_args >= o.first_nested_in_args ||
-        !number_at_structural(text, 4 * size_t{o.args} + 6 + 4 * size_t{o.stream_in_args},
-                              f.args_stream.raw))
+        !number_token(text, 4 * size_t{o.args} + 6 + 4 * size_t{o.stream_in_args},
+                      f.args_stream.raw))
       return false;
   }
   return true;
@@ -355,8 +369,7 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
       read_scalar(value, args);
       f.args_kind = args.kind;
       ordinals_.args = member;
-      if (ordinals_.first_nested == MemberOrdinals::kNone &&
-          (args.kind == JsonKind::kObject || args.kind == JsonKind::kArray))
+      if (ordinals_.first_nested == MemberOrdinals::kNone && is_container(args.kind))
         ordinals_.first_nested = member;
       if (args.kind == JsonKind::kObject) {
         const size_t args_end = value.matching_brace_index() - 1;
@@ -372,18 +385,13 @@ bool TapeReader::read(std::string_view text, EventFields& f) {
             read_scalar(args_value, *args_slot);
             if (args_slot == &f.args_stream) ordinals_.stream_in_args = args_member;
           }
-          if (ordinals_.first_nested_in_args == MemberOrdinals::kNone) {
-            const auto type = args_value.tape_ref_type();
-            if (type == tape_type::START_OBJECT || type == tape_type::START_ARRAY)
-              ordinals_.first_nested_in_args = args_member;
-          }
+          if (ordinals_.first_nested_in_args == MemberOrdinals::kNone && is_container(args_value))
+            ordinals_.first_nested_in_args = args_member;
           k = static_cast<uint32_t>(args_value.after_element());
         }
       }
-    } else if (ordinals_.first_nested == MemberOrdinals::kNone) {
-      const auto type = value.tape_ref_type();
-      if (type == tape_type::START_OBJECT || type == tape_type::START_ARRAY)
-        ordinals_.first_nested = member;
+    } else if (ordinals_.first_nested == MemberOrdinals::kNone && is_container(value)) {
+      ordinals_.first_nested = member;
     }
     i = static_cast<uint32_t>(value.after_element());
   }

@@ -56,8 +56,9 @@ class TapeReader {
   };
   void note_ordinal(const EventFields& f, const JsonScalar* slot, uint32_t member);
   bool tokens_from_ordinals(std::string_view text, EventFields& f) const;
-  bool number_at_structural(std::string_view text, size_t index, std::string_view& raw) const;
-  bool number_start_at(std::string_view text, size_t index, uint16_t& at) const;
+  static constexpr size_t kNoNumber = SIZE_MAX;
+  size_t number_offset(std::string_view text, size_t index) const;
+  bool number_token(std::string_view text, size_t index, std::string_view& raw) const;
   Hash128 digest(size_t at, size_t depth);
   Hash128 digest_object(size_t at, size_t depth, json::SkipKeys skip, json::SkipKeys args_skip);
 
