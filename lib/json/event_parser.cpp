@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "json/canonical_members.h"
 #include "json/number_format.h"
 #include "json/whitespace.h"
 #include "tracecompact/error.h"

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "json/canonical_digest.h"
-#include "json/canonical_members.h"
 #include "json/event_fields.h"
 #include "json/splice_site.h"
 #include "json/tape_reader.h"

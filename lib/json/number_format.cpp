@@ -18,9 +18,16 @@ constexpr double kPowersOfTen[] = {1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16};
 constexpr uint64_t kExactIntegers = uint64_t{1} << 53;  // every integer below is a double
 
+// The characters of ".ddd" that k / 1000's fraction keeps, trailing zeros
+// dropped: 0 for a whole number, else 2 to 4.
+size_t fraction_chars(unsigned thousandths) {
+  return thousandths == 0 ? 0 : thousandths % 100 == 0 ? 2 : thousandths % 10 == 0 ? 3 : 4;
+}
+
 // k / 1000 as "<k / 1000>[.<up to three digits, trailing zeros dropped>]";
 // `out` has room for 24 characters.
 char* write_thousandths(uint64_t k, char* out) {
+  const unsigned thousandths = static_cast<unsigned>(k % 1000);
   // Kineto's timestamps: 13 whole digits and 3 decimals, written as two words
   // of eight digits, the second split by the point.
   constexpr uint64_t kSixteenDigits = 1000000000000000;
@@ -32,22 +39,14 @@ char* write_thousandths(uint64_t k, char* out) {
     std::memcpy(out + 8, &low, sizeof low);
     out[13] = '.';
     std::memcpy(out + 14, &fraction_word, sizeof fraction_word);
-    const unsigned thousandths = static_cast<unsigned>(k % 1000);
-    return out + (thousandths == 0         ? 13
-                  : thousandths % 100 == 0 ? 15
-                  : thousandths % 10 == 0  ? 16
-                                           : 17);
+    return out + 13 + fraction_chars(thousandths);
   }
   out = write_decimal(k / 1000, out);
-  const unsigned thousandths = static_cast<unsigned>(k % 1000);
-  if (thousandths != 0) {
-    out[0] = '.';
-    out[1] = static_cast<char>('0' + thousandths / 100);
-    out[2] = static_cast<char>('0' + thousandths / 10 % 10);
-    out[3] = static_cast<char>('0' + thousandths % 10);
-    out += thousandths % 100 == 0 ? 2 : thousandths % 10 == 0 ? 3 : 4;
-  }
-  return out;
+  out[0] = '.';
+  out[1] = static_cast<char>('0' + thousandths / 100);
+  out[2] = static_cast<char>('0' + thousandths / 10 % 10);
+  out[3] = static_cast<char>('0' + thousandths % 10);
+  return out + fraction_chars(thousandths);
 }
 
 // The value of `count` ASCII digits at `p`, if all are digits.
