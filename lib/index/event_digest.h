@@ -33,6 +33,7 @@ struct EventDigest {
   uint32_t text_at = 0;
   uint32_t text_length = 0;
   SpliceSite splice_site = kNoSpliceSite;  // when pass 1 keeps the sites (merge)
+  bool plain_pid_ts = false;               // merge: EventParser::has_plain_pid_ts()
   Hash128 identity{};
   SliceRecord slice{};            // kSlice; the stream is interned by the builder
   AnnotationRecord annotation{};  // kAnnotation; name and identity ids set by the builder

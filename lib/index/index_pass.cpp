@@ -58,6 +58,7 @@ class IndexBuilder {
       last_pid_ = d.pid;
     }
     if (d.named_launch) ++index_.graph_launches;
+    if (d.plain_pid_ts) index_.plain_pid_ts.mark(event_index);
     if (records_ == PerEventRecords::kForMerge && sites_.open() &&
         !keep_record(index_, index_.splice_sites, event_index, d.splice_site))
       sites_.close();

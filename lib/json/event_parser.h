@@ -54,6 +54,12 @@ class EventParser {
     return from_tape_ ? tape_.splice_site(document_text_, fields_) : kNoSpliceSite;
   }
 
+  // Whether pass 2 may find the last event's pid and ts by their keys' text
+  // (TapeReader::has_plain_pid_ts; false unless read off the tape).
+  bool has_plain_pid_ts() const {
+    return from_tape_ && tape_.has_plain_pid_ts(document_text_, fields_);
+  }
+
   // The last event was read off the DOM tape (not on demand).
   bool read_quickly() const { return from_tape_; }
   // The last event read again, on demand: numbers then have their raw tokens,

@@ -268,6 +268,13 @@ bool is_container(const tape_ref& value) {
   return type == tape_type::START_OBJECT || type == tape_type::START_ARRAY;
 }
 
+// Metadata ("M") and flow phases: pass 2 reads their other fields too.
+bool is_metadata_or_flow(const JsonScalar& ph) {
+  if (ph.kind != JsonKind::kString || ph.text.size() != 1) return false;
+  const char c = ph.text[0];
+  return c == 'M' || c == 's' || c == 't' || c == 'f';
+}
+
 }  // namespace
 
 // Members before the first object or array value take four structural indexes
@@ -276,7 +283,7 @@ bool is_container(const tape_ref& value) {
 // same way. simdjson 3.0's DOM parser keeps stage 1's indexes in its
 // implementation until the next parse; read() notes the members' places.
 SpliceSite TapeReader::splice_site(std::string_view text, const EventFields& f) const {
-  if (f.ph.is("M") || f.ph.is("s") || f.ph.is("t") || f.ph.is("f")) return kNoSpliceSite;
+  if (is_metadata_or_flow(f.ph)) return kNoSpliceSite;
   if (!f.pid.present()) return kNoSpliceSite;  // a site needs pid (json/splice_site.h)
   const MemberOrdinals& o = ordinals_;
   // After an object or array the places are unknown (Kineto writes args last).
@@ -295,6 +302,28 @@ SpliceSite TapeReader::splice_site(std::string_view text, const EventFields& f) 
     ts_at = site_offset(at);
   }
   return make_splice_site(site_offset(pid_at), ts_at);
+}
+
+bool TapeReader::has_plain_pid_ts(std::string_view text, const EventFields& f) const {
+  if (is_metadata_or_flow(f.ph)) return false;
+  const MemberOrdinals& o = ordinals_;
+  if (o.pid == MemberOrdinals::kNone || o.ts == MemberOrdinals::kNone || o.pid >= o.ts ||
+      o.ts >= o.first_nested)
+    return false;
+  return is_key_at<5>(text, 4 * size_t{o.pid} + 1, "\"pid\"") &&
+         is_key_at<4>(text, 4 * size_t{o.ts} + 1, "\"ts\"") &&
+         number_offset(text, 4 * size_t{o.pid} + 3) != kNoNumber &&
+         number_offset(text, 4 * size_t{o.ts} + 3) != kNoNumber;
+}
+
+// Whether the key at stage 1's structural index `index` is spelled `quoted_key`
+// (N bytes, quotes included). The text is followed by 64 readable bytes.
+template <size_t N>
+bool TapeReader::is_key_at(std::string_view text, size_t index, const char* quoted_key) const {
+  const auto& stage1 = *parser_.implementation;
+  if (index >= stage1.n_structural_indexes) return false;
+  const size_t at = stage1.structural_indexes[index];
+  return at + N <= text.size() && std::memcmp(text.data() + at, quoted_key, N) == 0;
 }
 
 // Where the number at stage 1's structural index `index` starts; kNoNumber if

@@ -41,6 +41,12 @@ class TapeReader {
   // Where a merge splices the last event read (`text` and `fields` as given
   // to and read by read()), from the parse's structural indexes.
   SpliceSite splice_site(std::string_view text, const EventFields& fields) const;
+  // Whether pass 2 may find the last event's pid and ts by their keys' text
+  // (writer/top_level_fields.h, find_plain_pid_ts): both are numbers under
+  // keys spelled plainly, pid before ts, both before any object or array
+  // value, in an event that is neither metadata nor a flow. The first "pid"
+  // key in the text is then the top-level one, and the first "ts" after it.
+  bool has_plain_pid_ts(std::string_view text, const EventFields& fields) const;
 
  private:
   // Where members sit among the last event's members (0, 1, ...): stage 1's
@@ -59,6 +65,8 @@ class TapeReader {
   static constexpr size_t kNoNumber = SIZE_MAX;
   size_t number_offset(std::string_view text, size_t index) const;
   bool number_token(std::string_view text, size_t index, std::string_view& raw) const;
+  template <size_t N>
+  bool is_key_at(std::string_view text, size_t index, const char* quoted_key) const;
   Hash128 digest(size_t at, size_t depth);
   Hash128 digest_object(size_t at, size_t depth, json::SkipKeys skip, json::SkipKeys args_skip);
 

@@ -84,19 +84,25 @@ bool read_marked_event(std::string_view text, MarkedEvent& event) {
 
 }  // namespace
 
-// Pass 1's splice site for the event, kNoSpliceSite past the records kept.
-SpliceSite EventRenderer::splice_site_of(uint64_t event_index) const {
-  const auto& sites = plan_.index().splice_sites;
-  return event_index < sites.size() ? sites[event_index] : kNoSpliceSite;
+// A merge's pid and ts where pass 1 found them: at the event's splice site, or
+// else by their keys where pass 1 found them plainly spelled before any nested
+// value (the events past the sites the record budget kept). False: the splicer
+// scans for them.
+bool EventRenderer::pid_and_ts_of(std::string_view text, uint64_t event_index, FieldSpan& pid,
+                                  FieldSpan& ts) const {
+  const TraceIndex& index = plan_.index();
+  if (event_index < index.splice_sites.size() && index.splice_sites[event_index] != kNoSpliceSite)
+    return splice_site_spans(text, index.splice_sites[event_index], pid, ts);
+  return index.plain_pid_ts.test(event_index) && find_plain_pid_ts(text, pid, ts);
 }
 
-// A merge's fields from pass 1's splice site, with the tid pass 1 located where
-// the plan moves the event; false: the splicer finds them itself.
+// A merge's fields from pass 1's findings (pid_and_ts_of), with the tid pass 1
+// located where the plan moves the event; false: the splicer finds them itself.
 bool EventRenderer::fields_at_site(std::string_view text, uint64_t event_index,
                                    const EventEdit& edit, ValueSpan tid_span,
                                    TopLevelFields& fields) const {
-  const SpliceSite site = splice_site_of(event_index);
-  if (site == kNoSpliceSite || !fields_at_splice_site(text, site, fields)) return false;
+  fields = {};
+  if (!pid_and_ts_of(text, event_index, fields.pid, fields.ts)) return false;
   if (!edit.tid) return true;
   if (!tid_span.valid() || size_t{tid_span.at} + tid_span.length > text.size()) return false;
   fields.tid = {tid_span.at, tid_span.length, true};
@@ -110,8 +116,9 @@ bool EventRenderer::copy_unchanged(std::string_view text, uint64_t event_index, 
     out.raw(text);
     return true;
   }
-  const SpliceSite site = splice_site_of(event_index);
-  return site != kNoSpliceSite && splicer_.write_at_site(text, site, *merge_, out);
+  FieldSpan pid, ts;
+  return pid_and_ts_of(text, event_index, pid, ts) &&
+         splicer_.write_at(text, pid, ts, *merge_, out);
 }
 
 void EventRenderer::render(std::string_view text, const EventOrigin& origin, EventAction action,

@@ -62,7 +62,8 @@ class EventRenderer {
   const TraceIndex& index() const { return plan_.index(); }
 
  private:
-  SpliceSite splice_site_of(uint64_t event_index) const;
+  bool pid_and_ts_of(std::string_view text, uint64_t event_index, FieldSpan& pid,
+                     FieldSpan& ts) const;
   bool copy_unchanged(std::string_view text, uint64_t event_index, JsonOut& out);
   bool fields_at_site(std::string_view text, uint64_t event_index, const EventEdit& edit,
                       ValueSpan tid_span, TopLevelFields& fields) const;

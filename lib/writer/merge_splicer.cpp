@@ -58,10 +58,8 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
   return true;
 }
 
-bool MergeSplicer::write_at_site(std::string_view text, SpliceSite site, const MergeEdit& merge,
-                                 JsonOut& out) {
-  FieldSpan pid, ts;
-  if (!splice_site_spans(text, site, pid, ts)) return false;
+bool MergeSplicer::write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
+                            const MergeEdit& merge, JsonOut& out) {
   start();
   if (!add_pid(text, pid, merge) || !add_ts(text, ts, merge)) return false;
   sort_parts();

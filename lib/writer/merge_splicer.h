@@ -24,10 +24,12 @@ class MergeSplicer {
   bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
              const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out,
              const TopLevelFields* located = nullptr);
-  // The lean path for an event pass 1 found a splice site in (neither metadata
-  // nor a flow) and the plan leaves as it is: only pid and ts change. False:
-  // take write() or the full rewriter.
-  bool write_at_site(std::string_view text, SpliceSite site, const MergeEdit& merge, JsonOut& out);
+  // The lean path for an event pass 1 found pid and ts in (neither metadata
+  // nor a flow: a splice site or plain keys) and the plan leaves as it is:
+  // only pid and ts change, at `pid` and `ts`. False: take write() or the
+  // full rewriter.
+  bool write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
+                const MergeEdit& merge, JsonOut& out);
 
  private:
   struct Part {

@@ -230,9 +230,8 @@ bool is_number_byte(char c) {
   return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E';
 }
 
-// The number token starting at `at` (kAbsentField: none to find).
-bool number_span_at(std::string_view text, uint16_t at, FieldSpan& span) {
-  if (at == kAbsentField) return true;
+// The number token starting at `at`; false if none starts there.
+bool number_span_from(std::string_view text, size_t at, FieldSpan& span) {
   if (at >= text.size() || !(text[at] == '-' || (text[at] >= '0' && text[at] <= '9'))) return false;
   size_t end = at + 1;
 #ifdef __AVX2__
@@ -245,7 +244,62 @@ bool number_span_at(std::string_view text, uint16_t at, FieldSpan& span) {
   return true;
 }
 
+// The same at a splice site's offset (kAbsentField: none to find).
+bool number_span_at(std::string_view text, uint16_t at, FieldSpan& span) {
+  return at == kAbsentField || number_span_from(text, at, span);
+}
+
+// The value after the first key spelled `quoted_key` (quotes included) at or
+// after `i` that a colon follows, not counting one whose opening quote a
+// backslash precedes (the end of a string with an escaped quote in it); n if
+// none. In valid JSON a quote that opens a key never follows a backslash, and a
+// string's own quotes are escaped, so the match is a key. 32 bytes at a time
+// where AVX2 is there: the key sits after a long name.
+template <size_t N>
+size_t value_after_key(const char* p, size_t i, size_t n, const char (&quoted_key)[N]) {
+  constexpr size_t kLength = N - 1;
+  auto value_after = [&](size_t at) -> size_t {
+    if (p[at - 1] == '\\') return n;
+    size_t c = at + kLength;
+    while (c < n && is_json_whitespace(p[c])) ++c;
+    if (c >= n || p[c] != ':') return n;
+    ++c;
+    while (c < n && is_json_whitespace(p[c])) ++c;
+    return c;
+  };
+#ifdef __AVX2__
+  // The text is followed by 64 readable bytes: a load may reach past n.
+  for (; i < n; i += 32) {
+    __m256i hits = _mm256_set1_epi8(-1);
+    for (size_t j = 0; j < kLength; ++j)
+      hits = _mm256_and_si256(
+          hits, _mm256_cmpeq_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + j)),
+                                  _mm256_set1_epi8(quoted_key[j])));
+    for (auto bits = static_cast<uint32_t>(_mm256_movemask_epi8(hits)); bits; bits &= bits - 1) {
+      const size_t at = i + static_cast<size_t>(__builtin_ctz(bits));
+      if (at + kLength > n) return n;
+      if (const size_t value = value_after(at); value < n) return value;
+    }
+  }
+  return n;
+#else
+  for (; i + kLength <= n; ++i)
+    if (std::memcmp(p + i, quoted_key, kLength) == 0)
+      if (const size_t value = value_after(i); value < n) return value;
+  return n;
+#endif
+}
+
 }  // namespace
+
+bool find_plain_pid_ts(std::string_view text, FieldSpan& pid, FieldSpan& ts) {
+  const char* p = text.data();
+  const size_t n = text.size();
+  const size_t pid_at = value_after_key(p, 1, n, "\"pid\"");
+  if (pid_at >= n || !number_span_from(text, pid_at, pid)) return false;
+  const size_t ts_at = value_after_key(p, pid_at + pid.length, n, "\"ts\"");
+  return ts_at < n && number_span_from(text, ts_at, ts);
+}
 
 bool splice_site_spans(std::string_view text, SpliceSite site, FieldSpan& pid, FieldSpan& ts) {
   return number_span_at(text, splice_site_pid(site), pid) &&

@@ -39,6 +39,12 @@ bool fields_at_splice_site(std::string_view text, SpliceSite site, TopLevelField
 // The same for pid and ts alone, into spans that start not found.
 bool splice_site_spans(std::string_view text, SpliceSite site, FieldSpan& pid, FieldSpan& ts);
 
+// pid's and ts's number tokens found by their keys' text: the first "pid" key,
+// then the first "ts" key after it. Only for events pass 1 found to allow it
+// (TapeReader::has_plain_pid_ts); false when no number is found there (the
+// input changed since pass 1): the caller scans instead. `text` as above.
+bool find_plain_pid_ts(std::string_view text, FieldSpan& pid, FieldSpan& ts);
+
 // The byte-by-byte scan alone, which tests compare the block scan with.
 bool locate_top_level_fields_by_bytes(std::string_view text, TopLevelFields& fields, bool need_tid);
 

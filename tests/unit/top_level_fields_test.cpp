@@ -62,6 +62,16 @@ TEST_CASE("the block scan and the byte scan find the same spans in random events
   check_alike(R"({"name": "a:b,{c}[d]\"e", "pid": 1, "ts": 2, "ph": "s", "id": "x}"})");
   check_alike(R"({"ph": "f", "pid": 1, "ts": 2, "tid": 3, "id": {"a": 1}})");
   check_alike(R"({ "ts" : 1 , "pid" : 2 , "ph" : "X" , "tid" : 3 })");
+  // Escapes in values the scan steps over: an escaped backslash before the
+  // closing quote, an escaped quote before a key's text, escapes across the
+  // 32-byte steps, and \u escapes.
+  check_alike(R"({"name": "a\\", "pid": 1, "ts": 2, "ph": "X", "tid": 3})");
+  check_alike(R"({"name": "q\"pid\": 5", "pid": 1, "ts": 2, "ph": "X", "tid": 3})");
+  for (size_t pad = 25; pad < 40; ++pad)
+    check_alike("{\"name\": \"" + std::string(pad, 'n') + "\\\"\\\\\\u0041\", \"pid\": 1, " +
+                "\"ts\": 2, \"ph\": \"X\", \"tid\": 3}");
+  // A value that ends the event, and literals.
+  check_alike(R"({"ph": "X", "pid": true, "tid": null, "ts": 12.5e3})");
 }
 
 TEST_CASE("the field scan finds the spans of the fields it splices") {

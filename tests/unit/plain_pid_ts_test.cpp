@@ -1,0 +1,162 @@
+// Events a merge keeps no splice site for (past the record budget) may still
+// have pid and ts found by their keys' text in pass 2: pass 1 allows it only
+// where the first "pid" key in the text is the top-level one and the first
+// "ts" key after it is too (TapeReader::has_plain_pid_ts), and the search
+// (find_plain_pid_ts) must then land on the tokens the on-demand reader finds.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "index/event_batches.h"
+#include "json/event_parser.h"
+#include "support/fixture_events.h"
+#include "support/random_events.h"
+#include "tracecompact/error.h"
+#include "writer/top_level_fields.h"
+
+namespace tracecompact {
+namespace {
+
+struct Parsed {
+  std::string buffer;  // the event and simdjson's padding
+  std::string_view text;
+};
+
+Parsed padded(const std::string& event) {
+  Parsed parsed{event + std::string(simdjson::SIMDJSON_PADDING, ' '), {}};
+  parsed.text = std::string_view(parsed.buffer.data(), event.size());
+  return parsed;
+}
+
+// Whether pass 1 allows the search for `event` (false for an invalid event).
+bool allowed(const std::string& event) {
+  const Parsed parsed = padded(event);
+  EventParser parser;
+  try {
+    parser.parse_in_place(parsed.text, {0, 0});
+  } catch (const Error&) {
+    return false;
+  }
+  return parser.has_plain_pid_ts();
+}
+
+std::string describe(const FieldSpan& span) {
+  return span.found ? std::to_string(span.at) + "+" + std::to_string(span.length) : "-";
+}
+
+std::string describe_token(std::string_view token, std::string_view text) {
+  return std::to_string(token.data() - text.data()) + "+" + std::to_string(token.size());
+}
+
+// Where the search finds pid and ts against where the on-demand reader finds
+// them; true when pass 1 allows the search.
+bool check_search(const std::string& event) {
+  INFO(event);
+  if (!allowed(event)) return false;
+  const Parsed parsed = padded(event);
+  EventParser on_demand(EventParser::Reader::kOnDemand);
+  const EventFields& f = on_demand.parse_in_place(parsed.text, {0, 0});
+  REQUIRE(f.pid.present());
+  REQUIRE(f.ts.present());
+  FieldSpan pid, ts;
+  REQUIRE(find_plain_pid_ts(parsed.text, pid, ts));
+  CHECK(describe(pid) == describe_token(f.pid.raw, parsed.text));
+  CHECK(describe(ts) == describe_token(f.ts.raw, parsed.text));
+  CHECK_FALSE((f.ph.is("M") || f.ph.is("s") || f.ph.is("t") || f.ph.is("f")));
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the key search finds pid and ts in every fixture event pass 1 allows it for") {
+  size_t events = 0, searched = 0;
+  for (const std::string& event : testsupport::fixture_events(TRACECOMPACT_FIXTURES)) {
+    ++events;
+    if (check_search(event)) ++searched;
+  }
+  CHECK(events > 1000);
+  CHECK(searched * 2 > events);  // most events: pid, then ts, before args
+}
+
+// The members of a random event, without its braces ("" when it has none).
+std::string members_of(const std::string& event) {
+  const std::string inner = event.substr(1, event.size() - 2);
+  return inner.find_first_not_of(" \t\r\n") == std::string::npos ? "" : inner;
+}
+
+TEST_CASE("the key search finds pid and ts in random events pass 1 allows it for") {
+  testsupport::RandomEventMaker maker(20261207);
+  size_t searched = 0;
+  for (int i = 0; i < 20000; ++i)
+    if (check_search(maker.event())) ++searched;
+  // Random members around a plain pid and ts: strings, keys and nested values
+  // full of the keys' text before and after them.
+  for (int i = 0; i < 20000; ++i) {
+    const std::string before = members_of(maker.event()), after = members_of(maker.event());
+    const std::string event = "{" + before + (before.empty() ? "" : ",") +
+                              R"("pid": 7, "tid": 1, "ts": 8.5)" + (after.empty() ? "" : ",") +
+                              after + "}";
+    if (check_search(event)) ++searched;
+  }
+  CHECK(searched > 500);
+}
+
+TEST_CASE("the key search steps over the keys' text where it is no key") {
+  // In a string (its quotes escaped), a key whose text ends in an escaped
+  // quote, a string value "pid" (no colon after it), longer keys.
+  CHECK(check_search(R"({"name": "q\"pid\": 5, \"ts\": 6", "pid": 1, "tid": 2, "ts": 3})"));
+  CHECK(check_search(R"({"x\"pid": 5, "y\"ts": 6, "pid": 1, "ts": 3})"));
+  CHECK(check_search(R"({"name": "pid", "cat": "ts", "pid": 1, "ts": 3})"));
+  CHECK(check_search(R"({"pidx": 0, "xpid": 0, "pid" : 1, "tsx": 2, "ts"	:	3})"));
+  CHECK(check_search(R"({"name": "a\\", "pid": -1, "ts": 1.5e3})"));
+  // Keys across the search's 32-byte steps.
+  for (size_t pad = 20; pad < 40; ++pad)
+    CHECK(check_search(R"({"name": ")" + std::string(pad, 'n') + R"(", "pid": 1, "ts": 2})"));
+}
+
+TEST_CASE("pass 1 allows the key search only where the first keys found are the fields") {
+  const std::string fields = R"("pid": 0, "tid": 7, "ts": 12.5, "dur": 1)";
+  CHECK(allowed(R"({"ph": "X", )" + fields + R"(, "args": {"pid": 9, "ts": 8}})"));
+  // An object or array before them may hold the same keys.
+  CHECK_FALSE(allowed(R"({"args": {"pid": 9, "ts": 8}, )" + fields + "}"));
+  CHECK_FALSE(allowed(R"({"pid": 0, "args": {"ts": 8}, "ts": 12.5})"));
+  CHECK_FALSE(allowed(R"({"dims": [1], )" + fields + "}"));
+  // ts before pid, or absent (the search would go on into args).
+  CHECK_FALSE(allowed(R"({"ts": 12.5, "pid": 0, "args": {"ts": 1}})"));
+  CHECK_FALSE(allowed(R"({"pid": 0, "args": {"ts": 1}})"));
+  CHECK_FALSE(allowed(R"({"ts": 1, "args": {"pid": 1}})"));
+  // Keys spelled with escapes: the search would miss them.
+  CHECK_FALSE(allowed(R"({"p\u0069d": 0, "ts": 1, "args": {"pid": 2}})"));
+  CHECK_FALSE(allowed(R"({"pid": 0, "t\u0073": 1, "args": {"ts": 2}})"));
+  // Values that are no numbers, metadata and flows (pass 2 reads them whole).
+  CHECK_FALSE(allowed(R"({"pid": "main", "ts": 1})"));
+  CHECK_FALSE(allowed(R"({"pid": 0, "ts": null})"));
+  for (const char* phase : {"M", "s", "t", "f"})
+    CHECK_FALSE(allowed(R"({"ph": ")" + std::string(phase) + R"(", )" + fields + "}"));
+}
+
+TEST_CASE("pass 1 notes the key search for a merge's events without a splice site") {
+  const Parsed parsed = padded(R"({"ph": "X", "pid": 9, "tid": 1, "ts": 3.25, "dur": 1})");
+  std::string arena;
+  SpliceSiteGate sites;
+  EventDigester merging({EventChecks::kMergeRank, PerEventRecords::kForMerge, &sites});
+  const EventDigest with_site = merging.digest(parsed.text, 0, 0, arena);
+  CHECK(with_site.splice_site != kNoSpliceSite);
+  CHECK_FALSE(with_site.plain_pid_ts);  // the site serves
+  sites.close();
+  CHECK(merging.digest(parsed.text, 1, 0, arena).plain_pid_ts);
+  EventDigester single_trace;
+  CHECK_FALSE(single_trace.digest(parsed.text, 0, 0, arena).plain_pid_ts);
+}
+
+TEST_CASE("the key search refuses text that is no number where the key is (the input changed)") {
+  const std::string event = R"({"ph": "X", "pid": 3, "ts": 5})";
+  REQUIRE(allowed(event));
+  std::string changed = event;
+  changed[changed.find('3')] = '"';
+  const Parsed parsed = padded(changed);
+  FieldSpan pid, ts;
+  CHECK_FALSE(find_plain_pid_ts(parsed.text, pid, ts));
+}
+
+}  // namespace tracecompact
