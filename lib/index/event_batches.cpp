@@ -30,10 +30,9 @@ EventDigest EventDigester::digest(std::string_view text, uint64_t index, uint64_
   try {
     EventDigest digest = digest_event(fields, parser_, index, arena, setup_.checks);
     if (setup_.wants_splice_site()) digest.splice_site = parser_.splice_site();
-    // Only where no site is kept: most of a merge has sites, and a site is
-    // cheaper to splice at. (A site worked out just before the gate closes and
-    // then not kept leaves its event to the field scan: a few batches at most.)
-    if (setup_.records == PerEventRecords::kForMerge && digest.splice_site == kNoSpliceSite)
+    // For every event, site or not: whether a site is kept is only known when
+    // the index builder takes the event, after this (~30 instructions).
+    if (setup_.records == PerEventRecords::kForMerge)
       digest.plain_pid_ts = parser_.has_plain_pid_ts();
     return digest;
   } catch (const Error&) {

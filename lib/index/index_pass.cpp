@@ -58,10 +58,13 @@ class IndexBuilder {
       last_pid_ = d.pid;
     }
     if (d.named_launch) ++index_.graph_launches;
-    if (d.plain_pid_ts) index_.plain_pid_ts.mark(event_index);
     if (records_ == PerEventRecords::kForMerge && sites_.open() &&
         !keep_record(index_, index_.splice_sites, event_index, d.splice_site))
       sites_.close();
+    // Where no site is kept, pass 2 may find pid and ts by their keys.
+    if (d.plain_pid_ts &&
+        (index_.splice_sites.size() <= event_index || d.splice_site == kNoSpliceSite))
+      index_.plain_pid_ts.mark(event_index);
     const std::string_view text(arena.data() + d.text_at, d.text_length);
     switch (d.kind) {
       case EventDigest::kSlice: {

@@ -42,10 +42,10 @@ class TapeReader {
   // to and read by read()), from the parse's structural indexes.
   SpliceSite splice_site(std::string_view text, const EventFields& fields) const;
   // Whether pass 2 may find the last event's pid and ts by their keys' text
-  // (writer/top_level_fields.h, find_plain_pid_ts): both are numbers under
-  // keys spelled plainly, pid before ts, both before any object or array
-  // value, in an event that is neither metadata nor a flow. The first "pid"
-  // key in the text is then the top-level one, and the first "ts" after it.
+  // (writer/top_level_fields.h, find_plain_pid_ts): both keys spelled
+  // plainly, pid before ts, both before any object or array value, in an
+  // event that is neither metadata nor a flow. The first "pid" key in the
+  // text is then the top-level one, and the first "ts" after it.
   bool has_plain_pid_ts(std::string_view text, const EventFields& fields) const;
 
  private:

@@ -210,6 +210,13 @@ TEST_CASE("a merge's records end where its budget does, and the events after the
   for (uint64_t i = 0; i < limited->index.splice_sites.size(); ++i)
     same_sites += limited->index.splice_sites[i] == unlimited.index.splice_sites[i];
   CHECK(same_sites == limited->index.splice_sites.size());
+  // Past the sites, pass 2 finds pid and ts by their keys where pass 1 allows it
+  // (the events digested before the sites ran out are scanned).
+  const uint64_t past_sites = limited->index.event_count - limited->index.splice_sites.size();
+  uint64_t plain = 0;
+  for (uint64_t i = limited->index.splice_sites.size(); i < limited->index.event_count; ++i)
+    plain += limited->index.plain_pid_ts.test(i);
+  CHECK(plain * 2 > past_sites);
   CHECK(!budget->try_take(1));
   check_same_merged_events(*limited, scanned);
   limited.reset();  // the index goes, and its records' share with it
