@@ -31,7 +31,7 @@ EventDigest EventDigester::digest(std::string_view text, uint64_t index, uint64_
     EventDigest digest = digest_event(fields, parser_, index, arena, setup_.checks);
     if (setup_.wants_splice_site()) digest.splice_site = parser_.splice_site();
     // For every event, site or not: whether a site is kept is only known when
-    // the index builder takes the event, after this (~30 instructions).
+    // the index builder takes the event, after this (~60 instructions).
     if (setup_.records == PerEventRecords::kForMerge)
       digest.plain_pid_ts = parser_.has_plain_pid_ts();
     return digest;

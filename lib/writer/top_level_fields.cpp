@@ -306,11 +306,6 @@ bool splice_site_spans(std::string_view text, SpliceSite site, FieldSpan& pid, F
          number_span_at(text, splice_site_ts(site), ts);
 }
 
-bool fields_at_splice_site(std::string_view text, SpliceSite site, TopLevelFields& fields) {
-  fields = {};
-  return splice_site_spans(text, site, fields.pid, fields.ts);
-}
-
 bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid) {
 #ifdef __AVX2__
   switch (locate_by_blocks(text, fields, need_tid)) {

@@ -32,11 +32,10 @@ bool is_flow_phase_token(std::string_view ph);
 // stops, else byte by byte; both find the same spans.
 bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid);
 
-// pid and ts where pass 1 found them (`site`, not kNoSpliceSite); ph and the
-// rest not found. False when the text there is no number (the input changed
-// since pass 1): the caller scans instead. `text` as for the scan.
-bool fields_at_splice_site(std::string_view text, SpliceSite site, TopLevelFields& fields);
-// The same for pid and ts alone, into spans that start not found.
+// pid's and ts's number tokens where pass 1 found them (`site`, not
+// kNoSpliceSite), into spans that start not found (an absent ts stays so).
+// False when the text there is no number (the input changed since pass 1): the
+// caller scans instead. `text` as for the scan.
 bool splice_site_spans(std::string_view text, SpliceSite site, FieldSpan& pid, FieldSpan& ts);
 
 // pid's and ts's number tokens found by their keys' text: the first "pid" key,

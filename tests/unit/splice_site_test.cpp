@@ -3,6 +3,11 @@
 // out where the merge's splice must not rely on them: flow and metadata
 // phases, a pid or ts that is not a number, an object or array before them,
 // offsets the 2-byte site cannot hold, events the tape reader hands on.
+// Events without a site (past the record budget, or offsets a site cannot
+// hold) may still have pid and ts found by their keys' text in pass 2: pass 1
+// allows it only where the first "pid" key in the text is the top-level one
+// and the first "ts" key after it too (TapeReader::has_plain_pid_ts), and the
+// search (find_plain_pid_ts) must then land on the on-demand reader's tokens.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -28,16 +33,21 @@ Parsed padded(const std::string& event) {
   return parsed;
 }
 
+// Parses `parsed` as pass 1 does; false for an invalid event.
+bool parse(const Parsed& parsed, EventParser& parser) {
+  try {
+    parser.parse_in_place(parsed.text, {0, 0});
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 // The site pass 1 keeps for `event`, or kNoSpliceSite (also for an invalid event).
 SpliceSite site_of(const std::string& event) {
   const Parsed parsed = padded(event);
   EventParser parser;
-  try {
-    parser.parse_in_place(parsed.text, {0, 0});
-  } catch (const Error&) {
-    return kNoSpliceSite;
-  }
-  return parser.splice_site();
+  return parse(parsed, parser) ? parser.splice_site() : kNoSpliceSite;
 }
 
 std::string describe(const FieldSpan& span) {
@@ -58,24 +68,59 @@ bool check_site(const std::string& event) {
   const Parsed parsed = padded(event);
   EventParser on_demand(EventParser::Reader::kOnDemand);
   const EventFields& f = on_demand.parse_in_place(parsed.text, {0, 0});
-  TopLevelFields at_site;
-  REQUIRE(fields_at_splice_site(parsed.text, site, at_site));
-  CHECK(describe(at_site.pid) == describe_token(f.pid.raw, parsed.text, f.pid.present()));
-  CHECK(describe(at_site.ts) == describe_token(f.ts.raw, parsed.text, f.ts.present()));
+  FieldSpan pid, ts;
+  REQUIRE(splice_site_spans(parsed.text, site, pid, ts));
+  CHECK(describe(pid) == describe_token(f.pid.raw, parsed.text, f.pid.present()));
+  CHECK(describe(ts) == describe_token(f.ts.raw, parsed.text, f.ts.present()));
   CHECK_FALSE((f.ph.is("M") || f.ph.is("s") || f.ph.is("t") || f.ph.is("f")));
   return true;
 }
 
+// Whether pass 1 allows the search for `event` (false for an invalid event).
+bool allowed(const std::string& event) {
+  const Parsed parsed = padded(event);
+  EventParser parser;
+  return parse(parsed, parser) && parser.has_plain_pid_ts();
+}
+
+// Where the search finds pid and ts against where the on-demand reader finds
+// them (no numbers: that it refuses them); true when pass 1 allows the search.
+bool check_search(const std::string& event) {
+  INFO(event);
+  if (!allowed(event)) return false;
+  const Parsed parsed = padded(event);
+  EventParser on_demand(EventParser::Reader::kOnDemand);
+  const EventFields& f = on_demand.parse_in_place(parsed.text, {0, 0});
+  FieldSpan pid, ts;
+  if (!f.pid.is_number() || !f.ts.is_number()) {  // pass 2 then scans
+    CHECK_FALSE(find_plain_pid_ts(parsed.text, pid, ts));
+    return true;
+  }
+  REQUIRE(find_plain_pid_ts(parsed.text, pid, ts));
+  CHECK(describe(pid) == describe_token(f.pid.raw, parsed.text, true));
+  CHECK(describe(ts) == describe_token(f.ts.raw, parsed.text, true));
+  CHECK_FALSE((f.ph.is("M") || f.ph.is("s") || f.ph.is("t") || f.ph.is("f")));
+  return true;
+}
+
+// The members of a random event, without its braces ("" when it has none).
+std::string members_of(const std::string& event) {
+  const std::string inner = event.substr(1, event.size() - 2);
+  return inner.find_first_not_of(" \t\r\n") == std::string::npos ? "" : inner;
+}
+
 }  // namespace
 
-TEST_CASE("splice sites point at pid and ts in every fixture event that has one") {
-  size_t events = 0, sited = 0;
+TEST_CASE("sites and the key search point at pid and ts in every fixture event that has them") {
+  size_t events = 0, sited = 0, searched = 0;
   for (const std::string& event : testsupport::fixture_events(TRACECOMPACT_FIXTURES)) {
     ++events;
     if (check_site(event)) ++sited;
+    if (check_search(event)) ++searched;
   }
   CHECK(events > 1000);
   CHECK(sited * 2 > events);  // most events: their pid and ts come before args
+  CHECK(searched * 2 > events);
 }
 
 TEST_CASE("splice sites point at pid and ts in random events") {
@@ -155,8 +200,8 @@ TEST_CASE("a site whose text is not a number is refused (the input changed)") {
   std::string changed = event;
   changed[splice_site_pid(site)] = '"';
   const Parsed parsed = padded(changed);
-  TopLevelFields fields;
-  CHECK_FALSE(fields_at_splice_site(parsed.text, site, fields));
+  FieldSpan pid, ts;
+  CHECK_FALSE(splice_site_spans(parsed.text, site, pid, ts));
 }
 
 TEST_CASE("pass 1's digesters work out splice sites only while a merge still keeps them") {
@@ -171,6 +216,88 @@ TEST_CASE("pass 1's digesters work out splice sites only while a merge still kee
   CHECK(single_trace.digest(parsed.text, 0, 0, arena).splice_site == kNoSpliceSite);
   EventDigester without_gate({EventChecks::kMergeRank, PerEventRecords::kForMerge, nullptr});
   CHECK(without_gate.digest(parsed.text, 0, 0, arena).splice_site != kNoSpliceSite);
+}
+
+TEST_CASE("the key search finds pid and ts in random events pass 1 allows it for") {
+  testsupport::RandomEventMaker maker(20261207);
+  size_t searched = 0;
+  for (int i = 0; i < 20000; ++i)
+    if (check_search(maker.event())) ++searched;
+  // Random members around a plain pid and ts: strings, keys and nested values
+  // full of the keys' text before and after them.
+  for (int i = 0; i < 20000; ++i) {
+    const std::string before = members_of(maker.event()), after = members_of(maker.event());
+    const std::string event = "{" + before + (before.empty() ? "" : ",") +
+                              R"("pid": 7, "tid": 1, "ts": 8.5)" + (after.empty() ? "" : ",") +
+                              after + "}";
+    if (check_search(event)) ++searched;
+  }
+  CHECK(searched > 500);
+}
+
+TEST_CASE("the key search steps over the keys' text where it is no key") {
+  // In a string (its quotes escaped), a key whose text ends in an escaped
+  // quote, a string value "pid" (no colon after it), longer keys.
+  CHECK(check_search(R"({"name": "q\"pid\": 5, \"ts\": 6", "pid": 1, "tid": 2, "ts": 3})"));
+  CHECK(check_search(R"({"x\"pid": 5, "y\"ts": 6, "pid": 1, "ts": 3})"));
+  CHECK(check_search(R"({"name": "pid", "cat": "ts", "pid": 1, "ts": 3})"));
+  CHECK(check_search(R"({"pidx": 0, "xpid": 0, "pid" : 1, "tsx": 2, "ts"	:	3})"));
+  CHECK(check_search(R"({"name": "a\\", "pid": -1, "ts": 1.5e3})"));
+  // Keys across the search's 32-byte steps.
+  for (size_t pad = 20; pad < 40; ++pad)
+    CHECK(check_search(R"({"name": ")" + std::string(pad, 'n') + R"(", "pid": 1, "ts": 2})"));
+}
+
+TEST_CASE("pass 1 allows the key search only where the first keys found are the fields") {
+  const std::string fields = R"("pid": 0, "tid": 7, "ts": 12.5, "dur": 1)";
+  CHECK(allowed(R"({"ph": "X", )" + fields + R"(, "args": {"pid": 9, "ts": 8}})"));
+  // An object or array before them may hold the same keys.
+  CHECK_FALSE(allowed(R"({"args": {"pid": 9, "ts": 8}, )" + fields + "}"));
+  CHECK_FALSE(allowed(R"({"pid": 0, "args": {"ts": 8}, "ts": 12.5})"));
+  CHECK_FALSE(allowed(R"({"dims": [1], )" + fields + "}"));
+  // ts before pid, or absent (the search would go on into args).
+  CHECK_FALSE(allowed(R"({"ts": 12.5, "pid": 0, "args": {"ts": 1}})"));
+  CHECK_FALSE(allowed(R"({"pid": 0, "args": {"ts": 1}})"));
+  CHECK_FALSE(allowed(R"({"ts": 1, "args": {"pid": 1}})"));
+  // Keys spelled with escapes: the search would miss them.
+  CHECK_FALSE(allowed(R"({"p\u0069d": 0, "ts": 1, "args": {"pid": 2}})"));
+  CHECK_FALSE(allowed(R"({"pid": 0, "t\u0073": 1, "args": {"ts": 2}})"));
+  // Metadata and flows: pass 2 reads them whole.
+  for (const char* phase : {"M", "s", "t", "f"})
+    CHECK_FALSE(allowed(R"({"ph": ")" + std::string(phase) + R"(", )" + fields + "}"));
+}
+
+TEST_CASE("pass 1's digesters work out the key search for a merge's events only") {
+  const Parsed parsed = padded(R"({"ph": "X", "pid": 9, "tid": 1, "ts": 3.25, "dur": 1})");
+  std::string arena;
+  SpliceSiteGate sites;
+  EventDigester merging({EventChecks::kMergeRank, PerEventRecords::kForMerge, &sites});
+  const EventDigest with_site = merging.digest(parsed.text, 0, 0, arena);
+  CHECK(with_site.splice_site != kNoSpliceSite);
+  // Whether the site is kept is the index builder's to say: the bit comes too.
+  CHECK(with_site.plain_pid_ts);
+  sites.close();
+  CHECK(merging.digest(parsed.text, 1, 0, arena).plain_pid_ts);
+  EventDigester single_trace;
+  CHECK_FALSE(single_trace.digest(parsed.text, 0, 0, arena).plain_pid_ts);
+}
+
+TEST_CASE("the key search refuses values that are no numbers (pass 2 then scans)") {
+  FieldSpan pid, ts;
+  for (const std::string event :
+       {R"({"pid": "main", "ts": 1})", R"({"pid": 0, "ts": null})", R"({"pid": 0, "ts": "5"})"}) {
+    INFO(event);
+    CHECK(allowed(event));
+    const Parsed parsed = padded(event);
+    CHECK_FALSE(find_plain_pid_ts(parsed.text, pid, ts));
+  }
+  // The same where the input changed since pass 1.
+  const std::string event = R"({"ph": "X", "pid": 3, "ts": 5})";
+  REQUIRE(allowed(event));
+  std::string changed = event;
+  changed[changed.find('3')] = '"';
+  const Parsed parsed = padded(changed);
+  CHECK_FALSE(find_plain_pid_ts(parsed.text, pid, ts));
 }
 
 }  // namespace tracecompact
