@@ -32,6 +32,11 @@ struct JsonScalar {
   bool is(std::string_view s) const { return kind == JsonKind::kString && text == s; }
 };
 
+// Flow phases ("s", "t", "f"), whose id a merge renumbers and pass 2 reads.
+inline bool is_flow_phase(const JsonScalar& ph) {
+  return ph.is("s") || ph.is("t") || ph.is("f");
+}
+
 struct EventFields {
   JsonScalar name, cat, ph, pid, tid, ts, dur, id;
   JsonKind args_kind = JsonKind::kAbsent;

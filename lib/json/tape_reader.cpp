@@ -270,9 +270,7 @@ bool is_container(const tape_ref& value) {
 
 // Metadata ("M") and flow phases: pass 2 reads their other fields too.
 bool is_metadata_or_flow(const JsonScalar& ph) {
-  if (ph.kind != JsonKind::kString || ph.text.size() != 1) return false;
-  const char c = ph.text[0];
-  return c == 'M' || c == 's' || c == 't' || c == 'f';
+  return ph.is("M") || is_flow_phase(ph);
 }
 
 }  // namespace
@@ -311,18 +309,19 @@ bool TapeReader::has_plain_pid_ts(std::string_view text, const EventFields& f) c
       o.ts >= o.first_nested)
     return false;
   // Values that are no numbers are left to pass 2, whose search refuses them.
-  return is_key_at<5>(text, 4 * size_t{o.pid} + 1, "\"pid\"") &&
-         is_key_at<4>(text, 4 * size_t{o.ts} + 1, "\"ts\"");
+  return is_key_at(text, 4 * size_t{o.pid} + 1, "\"pid\"") &&
+         is_key_at(text, 4 * size_t{o.ts} + 1, "\"ts\"");
 }
 
 // Whether the key at stage 1's structural index `index` is spelled `quoted_key`
-// (N bytes, quotes included). The text is followed by 64 readable bytes.
+// (quotes included).
 template <size_t N>
-bool TapeReader::is_key_at(std::string_view text, size_t index, const char* quoted_key) const {
+bool TapeReader::is_key_at(std::string_view text, size_t index, const char (&quoted_key)[N]) const {
+  constexpr size_t kLength = N - 1;  // without the literal's terminating zero
   const auto& stage1 = *parser_.implementation;
   if (index >= stage1.n_structural_indexes) return false;
   const size_t at = stage1.structural_indexes[index];
-  return at + N <= text.size() && std::memcmp(text.data() + at, quoted_key, N) == 0;
+  return at + kLength <= text.size() && std::memcmp(text.data() + at, quoted_key, kLength) == 0;
 }
 
 // Where the number at stage 1's structural index `index` starts; kNoNumber if

@@ -66,7 +66,7 @@ class TapeReader {
   size_t number_offset(std::string_view text, size_t index) const;
   bool number_token(std::string_view text, size_t index, std::string_view& raw) const;
   template <size_t N>
-  bool is_key_at(std::string_view text, size_t index, const char* quoted_key) const;
+  bool is_key_at(std::string_view text, size_t index, const char (&quoted_key)[N]) const;
   Hash128 digest(size_t at, size_t depth);
   Hash128 digest_object(size_t at, size_t depth, json::SkipKeys skip, json::SkipKeys args_skip);
 

@@ -149,10 +149,6 @@ simdjson::error_code read_raw(od::value value, std::string_view& raw, JsonKind& 
   return simdjson::SUCCESS;
 }
 
-bool is_flow_phase(const JsonScalar& ph) {
-  return ph.is("s") || ph.is("t") || ph.is("f");
-}
-
 }  // namespace
 
 void EventRewriter::collect(std::string_view text, const EventOrigin& origin) {

@@ -256,16 +256,15 @@ bool number_span_at(std::string_view text, uint16_t at, FieldSpan& span) {
 // string's own quotes are escaped, so the match is a key. 32 bytes at a time
 // where AVX2 is there: the key sits after a long name.
 template <size_t N>
-size_t value_after_key(const char* p, size_t i, size_t n, const char (&quoted_key)[N]) {
-  constexpr size_t kLength = N - 1;
+size_t value_after_key(std::string_view text, size_t i, const char (&quoted_key)[N]) {
+  constexpr size_t kLength = N - 1;  // without the literal's terminating zero
+  const char* p = text.data();
+  const size_t n = text.size();
   auto value_after = [&](size_t at) -> size_t {
     if (p[at - 1] == '\\') return n;
-    size_t c = at + kLength;
-    while (c < n && is_json_whitespace(p[c])) ++c;
-    if (c >= n || p[c] != ':') return n;
-    ++c;
-    while (c < n && is_json_whitespace(p[c])) ++c;
-    return c;
+    const size_t colon = skip_space(text, at + kLength);
+    if (colon >= n || p[colon] != ':') return n;
+    return skip_space(text, colon + 1);
   };
 #ifdef __AVX2__
   // The text is followed by 64 readable bytes: a load may reach past n.
@@ -293,12 +292,10 @@ size_t value_after_key(const char* p, size_t i, size_t n, const char (&quoted_ke
 }  // namespace
 
 bool find_plain_pid_ts(std::string_view text, FieldSpan& pid, FieldSpan& ts) {
-  const char* p = text.data();
-  const size_t n = text.size();
-  const size_t pid_at = value_after_key(p, 1, n, "\"pid\"");
-  if (pid_at >= n || !number_span_from(text, pid_at, pid)) return false;
-  const size_t ts_at = value_after_key(p, pid_at + pid.length, n, "\"ts\"");
-  return ts_at < n && number_span_from(text, ts_at, ts);
+  const size_t pid_at = value_after_key(text, 1, "\"pid\"");
+  if (pid_at >= text.size() || !number_span_from(text, pid_at, pid)) return false;
+  const size_t ts_at = value_after_key(text, pid_at + pid.length, "\"ts\"");
+  return ts_at < text.size() && number_span_from(text, ts_at, ts);
 }
 
 bool splice_site_spans(std::string_view text, SpliceSite site, FieldSpan& pid, FieldSpan& ts) {
