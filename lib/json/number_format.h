@@ -55,6 +55,24 @@ struct TimestampShift {
 // any other spelling. `first` has room for 25 characters.
 char* write_shifted_timestamp(std::string_view token, const TimestampShift& shift, char* first);
 
+// True where every byte is a digit or '-': the loose check that a token pass 1
+// found as an integer is one still (the input has not changed since). A loop:
+// find_first_not_of calls memchr once per byte.
+inline bool has_only_integer_chars(std::string_view token) {
+  for (const char c : token)
+    if (!((c >= '0' && c <= '9') || c == '-')) return false;
+  return true;
+}
+
+// An optional '-', then one digit or more.
+inline bool is_integer_text(std::string_view token) {
+  if (!token.empty() && token[0] == '-') token.remove_prefix(1);
+  if (token.empty()) return false;
+  for (const char c : token)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
 // True for a token in JSON's number grammar with at most 15 digits before and 15
 // after the point and no exponent: always a finite double, so a validator may take
 // it as it stands. False says only "look closer" (exponents, long or bad tokens).

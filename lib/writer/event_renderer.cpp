@@ -27,9 +27,8 @@ class IntegerSplice {
  public:
   JsonOut::Replacement make(std::string_view text, ValueSpan span, int64_t value,
                             const std::string& input_name) {
-    const std::string_view old = text.substr(span.at, span.length);
     if (span.at + span.length > text.size() ||
-        old.find_first_not_of("-0123456789") != std::string_view::npos)
+        !has_only_integer_chars(text.substr(span.at, span.length)))
       fail_io(input_name + " changed while it was being read");
     char* end = std::to_chars(digits_, digits_ + sizeof digits_, value).ptr;
     return {span.at, span.length, std::string_view(digits_, static_cast<size_t>(end - digits_))};
@@ -38,6 +37,17 @@ class IntegerSplice {
  private:
   char digits_[24];
 };
+
+// Where pass 1 found a slice's tid and args.stream tokens, checked against the
+// text: the input must not have changed since.
+void check_slice_spans(std::string_view text, const SliceRecord& slice,
+                       const std::string& input_name) {
+  for (const ValueSpan span : {slice.tid_span, slice.stream_span}) {
+    if (size_t{span.at} + span.length > text.size() ||
+        !has_only_integer_chars(text.substr(span.at, span.length)))
+      fail_io(input_name + " changed while it was being read");
+  }
+}
 
 // Rewrites tid and args.stream of a slice in place of the original tokens.
 void splice_slice(JsonOut& out, std::string_view text, const SliceRecord& slice, int64_t lane_tid,
@@ -121,6 +131,17 @@ bool EventRenderer::copy_unchanged(std::string_view text, uint64_t event_index, 
          splicer_.write_at(text, pid, ts, *merge_, out);
 }
 
+// A merged slice whose pid and ts pass 1 found (most of them): pid, tid, ts and
+// args.stream spliced in place; false: render() takes the general path.
+bool EventRenderer::splice_merged_slice(std::string_view text, uint64_t event_index,
+                                        const SliceRecord& slice, int64_t lane_tid, JsonOut& out) {
+  FieldSpan pid, ts;
+  if (!pid_and_ts_of(text, event_index, pid, ts)) return false;
+  check_slice_spans(text, slice, plan_.index().display_name);
+  return splicer_.write_slice_at(text, pid, ts, slice.tid_span, slice.stream_span, lane_tid,
+                                 *merge_, out);
+}
+
 void EventRenderer::render(std::string_view text, const EventOrigin& origin, EventAction action,
                            JsonOut& out, RankWriteStats& stats) {
   // Most events: before any of the per-event state below is set up.
@@ -137,11 +158,18 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
     case EventAction::Kind::kSlice: {
       const SliceRecord& slice = index.slices[action.record];
       const int64_t lane_tid = plan_.lane_tid_of_slice(action.record);
-      if (!merge_ && slice.tid_span.valid() && slice.stream_span.valid()) {
-        splice_slice(out, text, slice, lane_tid, index.display_name);
-        return;
+      if (slice.tid_span.valid() && slice.stream_span.valid()) {
+        if (!merge_) {
+          splice_slice(out, text, slice, lane_tid, index.display_name);
+          return;
+        }
+        if (splice_merged_slice(text, origin.index, slice, lane_tid, out)) return;
       }
-      edit.tid = edit.stream = lane_tid;
+      // Two assignments, not a chained one: copying the optional just written
+      // reads it back wider than it was stored, which stalls on the stores of the
+      // event before (store-to-load forwarding fails).
+      edit.tid = lane_tid;
+      edit.stream = lane_tid;
       stream_span = slice.stream_span;
       tid_span = slice.tid_span;
       rewrite = true;

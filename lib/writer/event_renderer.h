@@ -65,6 +65,8 @@ class EventRenderer {
   bool pid_and_ts_of(std::string_view text, uint64_t event_index, FieldSpan& pid,
                      FieldSpan& ts) const;
   bool copy_unchanged(std::string_view text, uint64_t event_index, JsonOut& out);
+  bool splice_merged_slice(std::string_view text, uint64_t event_index, const SliceRecord& slice,
+                           int64_t lane_tid, JsonOut& out);
   bool fields_at_site(std::string_view text, uint64_t event_index, const EventEdit& edit,
                       ValueSpan tid_span, TopLevelFields& fields) const;
 

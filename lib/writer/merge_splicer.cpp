@@ -11,11 +11,6 @@
 namespace tracecompact {
 namespace {
 
-bool is_integer_text(std::string_view text) {
-  if (!text.empty() && text[0] == '-') text.remove_prefix(1);
-  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
 bool is_number_text(std::string_view text) {
   return !text.empty() && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'));
 }
@@ -54,15 +49,26 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
     add(stream_span.at, stream_span.length,
         edit.tid == edit.stream ? tid_text : integer_text(*edit.stream));
   }
-  emit(text, flow_ids, out);
-  return true;
+  return emit(text, flow_ids, out);
 }
 
 bool MergeSplicer::write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
                             const MergeEdit& merge, JsonOut& out) {
   start();
+  if (!add_pid(text, pid, merge) || !add_ts(text, ts, merge) || !sort_parts()) return false;
+  out.raw_spliced(text, parts_, count_);
+  return true;
+}
+
+bool MergeSplicer::write_slice_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
+                                  ValueSpan tid, ValueSpan stream, int64_t lane_tid,
+                                  const MergeEdit& merge, JsonOut& out) {
+  start();
   if (!add_pid(text, pid, merge) || !add_ts(text, ts, merge)) return false;
-  sort_parts();
+  const std::string_view lane = lane_text(lane_tid);
+  add(tid.at, tid.length, lane);
+  add(stream.at, stream.length, lane);
+  if (!sort_parts()) return false;
   out.raw_spliced(text, parts_, count_);
   return true;
 }
@@ -78,11 +84,19 @@ void MergeSplicer::start() {
 bool MergeSplicer::add_pid(std::string_view text, const FieldSpan& pid, const MergeEdit& merge) {
   if (!pid.found) return true;
   const std::string_view token = pid.in(text);
-  const bool repeated =
-      last_pid_token_size_ > 0 && token == std::string_view(last_pid_token_, last_pid_token_size_);
-  if (!repeated && !is_integer_text(token)) return true;
-  if (!repeated && !map_pid(token, merge)) return false;
-  add(pid.at, pid.length, std::string_view(last_pid_text_, last_pid_text_size_));
+  for (size_t i = 0; i < 2; ++i) {
+    const PidText& known = pids_[i];
+    if (known.token_size > 0 && token == std::string_view(known.token, known.token_size)) {
+      pid_to_replace_ = 1 - i;
+      add(pid.at, pid.length, std::string_view(known.text, known.text_size));
+      return true;
+    }
+  }
+  if (!is_integer_text(token)) return true;
+  if (!map_pid(token, merge)) return false;
+  const PidText& mapped = pids_[pid_to_replace_];
+  pid_to_replace_ = 1 - pid_to_replace_;
+  add(pid.at, pid.length, std::string_view(mapped.text, mapped.text_size));
   return true;
 }
 
@@ -118,18 +132,27 @@ bool MergeSplicer::shift_ts(std::string_view ts, const MergeEdit& merge) {
 }
 
 // The parts in text order. At most five, nearly in order: an insertion sort.
-void MergeSplicer::sort_parts() {
-  for (size_t i = 1; i < count_; ++i)
+// False where two overlap, which pass 1's findings never do unless the input
+// changed since: the full rewriter then judges the event.
+bool MergeSplicer::sort_parts() {
+  auto apart = [&](size_t i) { return parts_[i - 1].at + parts_[i - 1].length <= parts_[i].at; };
+  size_t i = 1;
+  while (i < count_ && apart(i)) ++i;
+  if (i == count_) return true;  // the usual case: added in text order
+  for (i = 1; i < count_; ++i)
     for (size_t j = i; j > 0 && parts_[j].at < parts_[j - 1].at; --j)
       std::swap(parts_[j], parts_[j - 1]);
+  for (i = 1; i < count_; ++i)
+    if (!apart(i)) return false;
+  return true;
 }
 
-// The parts written over the event's own tokens.
-void MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out) {
-  sort_parts();
+// The parts written over the event's own tokens; false as for sort_parts().
+bool MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out) {
+  if (!sort_parts()) return false;
   if (!has_flow_id_) {
     out.raw_spliced(text, parts_, count_);
-    return;
+    return true;
   }
   out.raw_spliced(text, parts_, count_, [&](size_t i) {
     if (parts_[i].flow_id)
@@ -137,23 +160,37 @@ void MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& 
     else
       out.stream().write(parts_[i].text.data(), parts_[i].text.size());
   });
+  return true;
 }
 
 // Maps an integer pid token to its merged pid's text (kept with the token);
 // false when the full rewriter must judge it (beyond int64, not mapped).
+// Maps an integer pid token to its merged pid's text, kept with the token in
+// the entry used less recently; false when the full rewriter must judge it
+// (beyond int64, not mapped).
 bool MergeSplicer::map_pid(std::string_view token, const MergeEdit& merge) {
-  if (token.size() > sizeof last_pid_token_) return false;
+  PidText& entry = pids_[pid_to_replace_];
+  if (token.size() > sizeof entry.token) return false;
   int64_t pid = 0;
   const auto parsed = std::from_chars(token.data(), token.data() + token.size(), pid);
   if (parsed.ec != std::errc() || parsed.ptr != token.data() + token.size()) return false;
   const auto mapped = merge.pid_map->find(pid);
   if (mapped == merge.pid_map->end()) return false;
-  std::memcpy(last_pid_token_, token.data(), token.size());
-  last_pid_token_size_ = token.size();
-  last_pid_text_size_ = static_cast<size_t>(
-      std::to_chars(last_pid_text_, last_pid_text_ + sizeof last_pid_text_, mapped->second).ptr -
-      last_pid_text_);
+  std::memcpy(entry.token, token.data(), token.size());
+  entry.token_size = token.size();
+  entry.text_size = static_cast<size_t>(
+      std::to_chars(entry.text, entry.text + sizeof entry.text, mapped->second).ptr - entry.text);
   return true;
+}
+
+std::string_view MergeSplicer::lane_text(int64_t lane_tid) {
+  if (last_lane_text_size_ == 0 || lane_tid != last_lane_tid_) {
+    last_lane_tid_ = lane_tid;
+    last_lane_text_size_ = static_cast<size_t>(
+        std::to_chars(last_lane_text_, last_lane_text_ + sizeof last_lane_text_, lane_tid).ptr -
+        last_lane_text_);
+  }
+  return std::string_view(last_lane_text_, last_lane_text_size_);
 }
 
 std::string_view MergeSplicer::integer_text(int64_t value) {

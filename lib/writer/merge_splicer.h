@@ -30,6 +30,11 @@ class MergeSplicer {
   // full rewriter.
   bool write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
                 const MergeEdit& merge, JsonOut& out);
+  // The same for a slice whose tid and args.stream tokens pass 1 found (and the
+  // caller checked): both become `lane_tid`.
+  bool write_slice_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
+                      ValueSpan tid, ValueSpan stream, int64_t lane_tid, const MergeEdit& merge,
+                      JsonOut& out);
 
  private:
   struct Part {
@@ -47,16 +52,26 @@ class MergeSplicer {
   bool add_pid(std::string_view text, const FieldSpan& pid, const MergeEdit& merge);
   bool add_ts(std::string_view text, const FieldSpan& ts, const MergeEdit& merge);
   bool shift_ts(std::string_view ts, const MergeEdit& merge);
-  void sort_parts();
-  void emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out);
+  std::string_view lane_text(int64_t lane_tid);
+  bool sort_parts();
+  bool emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out);
   bool map_pid(std::string_view token, const MergeEdit& merge);
 
-  // The last pid token mapped and its merged pid's text: most events repeat it.
-  // A splicer serves one MergeEdit (one rank).
-  char last_pid_token_[24];
-  size_t last_pid_token_size_ = 0;
-  char last_pid_text_[24];
-  size_t last_pid_text_size_ = 0;
+  // Pid tokens mapped and their merged pids' texts: most events repeat one of
+  // the last two (a trace's events go back and forth between a GPU pid and a
+  // CPU one). A splicer serves one MergeEdit (one rank).
+  struct PidText {
+    char token[24];
+    size_t token_size = 0;
+    char text[24];
+    size_t text_size = 0;
+  };
+  PidText pids_[2];
+  size_t pid_to_replace_ = 0;  // the entry used less recently
+  // The last lane tid written and its text: a lane's slices come in runs.
+  int64_t last_lane_tid_ = 0;
+  char last_lane_text_[24];
+  size_t last_lane_text_size_ = 0;
   // The same for ts: a flow's start or end repeats the time of the event
   // before it (its runtime call or kernel).
   char last_ts_token_[32];

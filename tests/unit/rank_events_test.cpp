@@ -276,6 +276,35 @@ TEST_CASE("merged flow ids narrower than their blank leave spaces, the same JSON
   CHECK(a == b);
 }
 
+TEST_CASE("a slice whose tid or stream token changed after pass 1 is reported, merged or not") {
+  std::vector<std::string> events;
+  for (int i = 0; i < 200; ++i) events.push_back(kernel(i % 2, 7 + i % 3, std::to_string(i), "1"));
+  const std::string text = trace(events, ",\"baseTimeNanoseconds\":1");
+  const Pass2 pass(text, PerEventRecords::kForMerge);
+  REQUIRE(pass.index.slices.size() == 200);
+  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}};
+  MergeEdit merge;
+  merge.pid_map = &pids;
+  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
+  // The same length, so that pass 2 still finds the events where pass 1 did.
+  const std::string key = GENERATE(std::string("\"tid\":8"), std::string("\"stream\":8"));
+  INFO(key);
+  std::string changed = text;
+  const size_t at = changed.find(key, changed.size() / 2);
+  REQUIRE(at != std::string::npos);
+  changed[at + key.size() - 1] = 'x';
+  const TraceInput changed_input = TraceInput::from_memory(changed);
+  for (const MergeEdit* edit : std::vector<const MergeEdit*>{nullptr, &merge}) {
+    INFO((edit ? "merged" : "single"));
+    std::string written;
+    StringSink sink(written);
+    JsonOut out(sink);
+    out.start_array();
+    CHECK_THROWS_WITH(write_rank_events(changed_input, pass.plan, edit, 0, out),
+                      Catch::Contains("changed while it was being read"));
+  }
+}
+
 TEST_CASE("pass 2 reports the first fault in event order on any number of render workers") {
   // GPU flow endpoints with a non-numeric ts: only pass 2 judges them.
   std::vector<std::string> events = many_events();
