@@ -163,8 +163,6 @@ bool MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& 
   return true;
 }
 
-// Maps an integer pid token to its merged pid's text (kept with the token);
-// false when the full rewriter must judge it (beyond int64, not mapped).
 // Maps an integer pid token to its merged pid's text, kept with the token in
 // the entry used less recently; false when the full rewriter must judge it
 // (beyond int64, not mapped).
