@@ -48,6 +48,9 @@ class EventText {
     stream_.write(digits, static_cast<size_t>(end - digits));
     return *this;
   }
+  // A string the program itself names (an arrow's category, an operation's
+  // name: letters and '_'), quoted without the escaping pass.
+  EventText& plain_string(std::string_view text) { return raw("\"").raw(text).raw("\""); }
   EventText& string(std::string_view text) {
     scratch_.clear();
     append_quoted(text, scratch_);

@@ -27,15 +27,13 @@ class OutputStream {
     buffer_[used_++] = c;
   }
   void Flush() {}  // RapidJSON calls this after each document; blocks are drained when full
+  // Small enough to be inlined where it is called with a constant size (the
+  // plan's events are put together from many short pieces): the copy then
+  // becomes a few moves.
   void write(const char* data, size_t size) {
-    if (size > buffer_.size() - used_) {
-      if (sink_ && size >= buffer_.size()) {
-        drain();
-        sink_->write(data, size);
-        written_ += size;
-        return;
-      }
-      make_room(size);
+    if (size > buffer_.size() - used_) [[unlikely]] {
+      write_beyond_room(data, size);
+      return;
     }
     std::memcpy(buffer_.data() + used_, data, size);
     used_ += size;
@@ -93,6 +91,17 @@ class OutputStream {
   static constexpr size_t kMinimumCapacity = size_t{64} << 10;
   static constexpr size_t kLargestKept = size_t{16} << 20;
 
+  [[gnu::noinline]] void write_beyond_room(const char* data, size_t size) {
+    if (sink_ && size >= buffer_.size()) {
+      drain();
+      sink_->write(data, size);
+      written_ += size;
+      return;
+    }
+    make_room(size);
+    std::memcpy(buffer_.data() + used_, data, size);
+    used_ += size;
+  }
   void make_room(size_t size) {
     if (sink_) {
       drain();

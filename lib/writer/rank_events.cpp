@@ -189,8 +189,9 @@ void write_arrow(const PPArrowResult& result, const ArrowParts& parts, const PPA
         .raw(" -> ")
         .raw(parts.labels[arrow.destination.name])
         .raw("\",\"cat\":")
-        .string(arrow.category)
-        .raw(start ? ",\"ph\":\"s\",\"bp\":\"e\",\"pid\":" : ",\"ph\":\"f\",\"bp\":\"e\",\"pid\":")
+        .plain_string(arrow.category)
+        .raw(start ? std::string_view(",\"ph\":\"s\",\"bp\":\"e\",\"pid\":")
+                   : std::string_view(",\"ph\":\"f\",\"bp\":\"e\",\"pid\":"))
         .integer(end.pid)
         .raw(",\"tid\":")
         .integer(end.tid)
@@ -207,9 +208,9 @@ void write_arrow(const PPArrowResult& result, const ArrowParts& parts, const PPA
         .raw(",\"destination_stage\":")
         .unsigned_integer(destination.stage)
         .raw(",\"source_operation\":")
-        .string(pp_op_name(source.op))
+        .plain_string(pp_op_name(source.op))
         .raw(",\"destination_operation\":")
-        .string(pp_op_name(destination.op))
+        .plain_string(pp_op_name(destination.op))
         .raw(",\"microbatch\":");
     if (microbatch)
       text.unsigned_integer(*microbatch);
