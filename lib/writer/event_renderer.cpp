@@ -22,14 +22,18 @@ EventAction PlanCursor::next(uint64_t event_index) {
 
 namespace {
 
-// An integer written where pass 1 found an integer token.
+// An integer token where pass 1 found one, checked against the text: the input
+// must not have changed since (the splices below write over it unread).
+void check_integer_token(std::string_view text, ValueSpan span, const std::string& input_name) {
+  if (size_t{span.at} + span.length > text.size() ||
+      !has_only_integer_chars(text.substr(span.at, span.length)))
+    fail_io(input_name + " changed while it was being read");
+}
+
+// An integer written over a token check_integer_token() passed.
 class IntegerSplice {
  public:
-  JsonOut::Replacement make(std::string_view text, ValueSpan span, int64_t value,
-                            const std::string& input_name) {
-    if (span.at + span.length > text.size() ||
-        !has_only_integer_chars(text.substr(span.at, span.length)))
-      fail_io(input_name + " changed while it was being read");
+  JsonOut::Replacement make(ValueSpan span, int64_t value) {
     char* end = std::to_chars(digits_, digits_ + sizeof digits_, value).ptr;
     return {span.at, span.length, std::string_view(digits_, static_cast<size_t>(end - digits_))};
   }
@@ -38,23 +42,12 @@ class IntegerSplice {
   char digits_[24];
 };
 
-// Where pass 1 found a slice's tid and args.stream tokens, checked against the
-// text: the input must not have changed since.
-void check_slice_spans(std::string_view text, const SliceRecord& slice,
-                       const std::string& input_name) {
-  for (const ValueSpan span : {slice.tid_span, slice.stream_span}) {
-    if (size_t{span.at} + span.length > text.size() ||
-        !has_only_integer_chars(text.substr(span.at, span.length)))
-      fail_io(input_name + " changed while it was being read");
-  }
-}
-
-// Rewrites tid and args.stream of a slice in place of the original tokens.
-void splice_slice(JsonOut& out, std::string_view text, const SliceRecord& slice, int64_t lane_tid,
-                  const std::string& input_name) {
+// Rewrites tid and args.stream of a slice (both checked) in place of the
+// original tokens.
+void splice_slice(JsonOut& out, std::string_view text, const SliceRecord& slice, int64_t lane_tid) {
   IntegerSplice tid, stream;
-  JsonOut::Replacement parts[2] = {tid.make(text, slice.tid_span, lane_tid, input_name),
-                                   stream.make(text, slice.stream_span, lane_tid, input_name)};
+  JsonOut::Replacement parts[2] = {tid.make(slice.tid_span, lane_tid),
+                                   stream.make(slice.stream_span, lane_tid)};
   if (parts[1].at < parts[0].at) std::swap(parts[0], parts[1]);
   out.raw_spliced(text, parts, 2);
 }
@@ -107,14 +100,16 @@ bool EventRenderer::pid_and_ts_of(std::string_view text, uint64_t event_index, F
 }
 
 // A merge's fields from pass 1's findings (pid_and_ts_of), with the tid pass 1
-// located where the plan moves the event; false: the splicer finds them itself.
+// located where the plan moves the event (checked, as a single trace's is);
+// false: the splicer finds them itself.
 bool EventRenderer::fields_at_site(std::string_view text, uint64_t event_index,
                                    const EventEdit& edit, ValueSpan tid_span,
                                    TopLevelFields& fields) const {
   fields = {};
   if (!pid_and_ts_of(text, event_index, fields.pid, fields.ts)) return false;
   if (!edit.tid) return true;
-  if (!tid_span.valid() || size_t{tid_span.at} + tid_span.length > text.size()) return false;
+  if (!tid_span.valid()) return false;
+  check_integer_token(text, tid_span, plan_.index().display_name);
   fields.tid = {tid_span.at, tid_span.length, true};
   return true;
 }
@@ -131,14 +126,14 @@ bool EventRenderer::copy_unchanged(std::string_view text, uint64_t event_index, 
          splicer_.write_at(text, pid, ts, *merge_, out);
 }
 
-// A merged slice whose pid and ts pass 1 found (most of them): pid, tid, ts and
-// args.stream spliced in place; false: render() takes the general path.
+// A merged slice whose pid and ts pass 1 found (most of them), its tid and
+// args.stream tokens checked: pid, tid, ts and args.stream spliced in place;
+// false: render() takes the general path.
 bool EventRenderer::splice_merged_slice(std::string_view text, uint64_t event_index,
                                         const SliceRecord& slice, int64_t lane_tid, JsonOut& out) {
   FieldSpan pid, ts;
-  if (!pid_and_ts_of(text, event_index, pid, ts)) return false;
-  check_slice_spans(text, slice, plan_.index().display_name);
-  return splicer_.write_slice_at(text, pid, ts, slice.tid_span, slice.stream_span, lane_tid,
+  return pid_and_ts_of(text, event_index, pid, ts) &&
+         splicer_.write_slice_at(text, pid, ts, slice.tid_span, slice.stream_span, lane_tid,
                                  *merge_, out);
 }
 
@@ -159,8 +154,11 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
       const SliceRecord& slice = index.slices[action.record];
       const int64_t lane_tid = plan_.lane_tid_of_slice(action.record);
       if (slice.tid_span.valid() && slice.stream_span.valid()) {
+        // Before any path writes over them, merged or not, splice or rewriter.
+        check_integer_token(text, slice.tid_span, index.display_name);
+        check_integer_token(text, slice.stream_span, index.display_name);
         if (!merge_) {
-          splice_slice(out, text, slice, lane_tid, index.display_name);
+          splice_slice(out, text, slice, lane_tid);
           return;
         }
         if (splice_merged_slice(text, origin.index, slice, lane_tid, out)) return;
@@ -186,8 +184,9 @@ void EventRenderer::render(std::string_view text, const EventOrigin& origin, Eve
         edit.dur = merged.dur;
       }
       if (!merge_ && edit.tid && !edit.ts && outcome.tid_span.valid()) {
+        check_integer_token(text, outcome.tid_span, index.display_name);
         IntegerSplice tid;
-        const auto part = tid.make(text, outcome.tid_span, *edit.tid, index.display_name);
+        const auto part = tid.make(outcome.tid_span, *edit.tid);
         out.raw_spliced(text, &part, 1);
         return;
       }

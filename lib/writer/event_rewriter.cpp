@@ -28,7 +28,7 @@ bool FlowIdRenumberer::is_plain_integer(std::string_view text) {
   const size_t digits = text.size() - digits_at;
   if (digits == 0 || digits > 18) return false;
   if (text[digits_at] == '0' && (digits > 1 || digits_at == 1)) return false;
-  return text.find_first_not_of("0123456789", digits_at) == std::string_view::npos;
+  return is_integer_text(text);
 }
 
 uint64_t FlowIdRenumberer::renumber(const std::string& canonical_id) {

@@ -79,8 +79,9 @@ void MergeSplicer::start() {
   has_flow_id_ = false;
 }
 
-// Most events repeat the previous pid token: its replacement is kept. A pid
-// that is not an integer stays as it is. False: for the full rewriter.
+// Most events repeat one of the last two pid tokens, whose replacements are
+// kept. A pid that is not an integer stays as it is. False: for the full
+// rewriter.
 bool MergeSplicer::add_pid(std::string_view text, const FieldSpan& pid, const MergeEdit& merge) {
   if (!pid.found) return true;
   const std::string_view token = pid.in(text);

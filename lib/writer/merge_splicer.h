@@ -16,7 +16,8 @@
 namespace tracecompact {
 
 // write() returns false when the event needs the full rewriter: metadata,
-// other flow ids, retimed annotations, unusual spellings.
+// other flow ids, retimed annotations, unusual spellings, parts that overlap
+// (the input changed since pass 1).
 class MergeSplicer {
  public:
   // `located`: the event's top-level fields when the caller has them (found
@@ -30,8 +31,9 @@ class MergeSplicer {
   // full rewriter.
   bool write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
                 const MergeEdit& merge, JsonOut& out);
-  // The same for a slice whose tid and args.stream tokens pass 1 found (and the
-  // caller checked): both become `lane_tid`.
+  // The same for a slice whose tid and args.stream tokens pass 1 found: both
+  // become `lane_tid`. The caller has checked that both lie inside `text` and
+  // hold integer text (the parts are copied over unchecked).
   bool write_slice_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
                       ValueSpan tid, ValueSpan stream, int64_t lane_tid, const MergeEdit& merge,
                       JsonOut& out);

@@ -94,6 +94,23 @@ TEST_CASE("number tokens read exactly as a full parse reads them") {
   }
 }
 
+TEST_CASE("integer token checks take digits and minus signs only") {
+  for (const char* yes : {"0", "7", "-0", "-12", "123456789012345678901234567890"})
+    CHECK(is_integer_text(yes));
+  for (const char* no : {"", "-", "--1", "1-", "1.0", "1e3", " 1", "1 ", "+1", "x", "0x1"})
+    CHECK_FALSE(is_integer_text(no));
+  // The looser check of a token pass 1 found as an integer: any mix of the two.
+  for (const char* yes : {"", "0", "-12", "1-", "--"}) CHECK(has_only_integer_chars(yes));
+  for (const char* no : {"1.0", "1e3", " 1", "x", "+1", "8x"})
+    CHECK_FALSE(has_only_integer_chars(no));
+  for (int c = 0; c < 256; ++c) {
+    const char byte = static_cast<char>(c);
+    const bool digit = byte >= '0' && byte <= '9';
+    CHECK(has_only_integer_chars(std::string_view(&byte, 1)) == (digit || byte == '-'));
+    CHECK(is_integer_text(std::string_view(&byte, 1)) == digit);
+  }
+}
+
 TEST_CASE("a short plain number is one that simdjson takes as a finite double") {
   std::mt19937_64 random(11);
   const std::string alphabet = "0123456789-.eE+x ";

@@ -276,9 +276,15 @@ TEST_CASE("merged flow ids narrower than their blank leave spaces, the same JSON
   CHECK(a == b);
 }
 
-TEST_CASE("a slice whose tid or stream token changed after pass 1 is reported, merged or not") {
+TEST_CASE("a tid or stream token changed after pass 1 is reported, merged or not") {
   std::vector<std::string> events;
-  for (int i = 0; i < 200; ++i) events.push_back(kernel(i % 2, 7 + i % 3, std::to_string(i), "1"));
+  for (int i = 0; i < 200; ++i) {
+    events.push_back(kernel(i % 2, 7 + i % 3, std::to_string(i), "1"));
+    // A GPU annotation, which the plan moves to an annotation track.
+    if (i % 10 == 0)
+      events.push_back(
+          annotation(i % 2, 7 + i % 3, std::to_string(i), "5", "PP:0F" + std::to_string(i)));
+  }
   const std::string text = trace(events, ",\"baseTimeNanoseconds\":1");
   const Pass2 pass(text, PerEventRecords::kForMerge);
   REQUIRE(pass.index.slices.size() == 200);
@@ -286,13 +292,30 @@ TEST_CASE("a slice whose tid or stream token changed after pass 1 is reported, m
   MergeEdit merge;
   merge.pid_map = &pids;
   merge.ts_shift = TimestampShift::from_nanoseconds(12250);
-  // The same length, so that pass 2 still finds the events where pass 1 did.
-  const std::string key = GENERATE(std::string("\"tid\":8"), std::string("\"stream\":8"));
-  INFO(key);
+  // Changed in place (the same length, so that pass 2 still finds the events
+  // where pass 1 did): a slice's tid or stream; the same with its pid too,
+  // which sends a merged slice past the splice to the general path; an
+  // annotation's tid.
+  struct Change {
+    std::string event_kind;
+    std::string key;
+    bool pid_too;
+  };
+  const Change change =
+      GENERATE(Change{"\"kernel\"", "\"tid\":8", false},
+               Change{"\"kernel\"", "\"stream\":8", false}, Change{"\"kernel\"", "\"tid\":8", true},
+               Change{"\"gpu_user_annotation\"", "\"tid\":8", false});
+  INFO(change.event_kind << " " << change.key << (change.pid_too ? " and pid" : ""));
   std::string changed = text;
-  const size_t at = changed.find(key, changed.size() / 2);
+  const size_t event_at = changed.find(change.event_kind, changed.size() / 2);
+  const size_t at = changed.find(change.key, event_at);
   REQUIRE(at != std::string::npos);
-  changed[at + key.size() - 1] = 'x';
+  changed[at + change.key.size() - 1] = 'x';
+  if (change.pid_too) {
+    const size_t pid_at = changed.rfind("\"pid\":", at);
+    REQUIRE(pid_at > event_at);
+    changed[pid_at + 6] = 'y';
+  }
   const TraceInput changed_input = TraceInput::from_memory(changed);
   for (const MergeEdit* edit : std::vector<const MergeEdit*>{nullptr, &merge}) {
     INFO((edit ? "merged" : "single"));
