@@ -55,9 +55,7 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
 bool MergeSplicer::write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
                             const MergeEdit& merge, JsonOut& out) {
   start();
-  if (!add_pid(text, pid, merge) || !add_ts(text, ts, merge) || !sort_parts()) return false;
-  out.raw_spliced(text, parts_, count_);
-  return true;
+  return add_pid(text, pid, merge) && add_ts(text, ts, merge) && write_parts(text, out);
 }
 
 bool MergeSplicer::write_slice_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
@@ -68,9 +66,7 @@ bool MergeSplicer::write_slice_at(std::string_view text, const FieldSpan& pid, c
   const std::string_view lane = lane_text(lane_tid);
   add(tid.at, tid.length, lane);
   add(stream.at, stream.length, lane);
-  if (!sort_parts()) return false;
-  out.raw_spliced(text, parts_, count_);
-  return true;
+  return write_parts(text, out);
 }
 
 void MergeSplicer::start() {
@@ -148,13 +144,18 @@ bool MergeSplicer::sort_parts() {
   return true;
 }
 
-// The parts written over the event's own tokens; false as for sort_parts().
-bool MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out) {
+// The parts (none of them a flow id) written over the event's own tokens;
+// false as for sort_parts().
+bool MergeSplicer::write_parts(std::string_view text, JsonOut& out) {
   if (!sort_parts()) return false;
-  if (!has_flow_id_) {
-    out.raw_spliced(text, parts_, count_);
-    return true;
-  }
+  out.raw_spliced(text, parts_, count_);
+  return true;
+}
+
+// The same where a part may be the flow id, which `flow_ids` writes.
+bool MergeSplicer::emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out) {
+  if (!has_flow_id_) return write_parts(text, out);
+  if (!sort_parts()) return false;
   out.raw_spliced(text, parts_, count_, [&](size_t i) {
     if (parts_[i].flow_id)
       flow_ids.put_integer(flow_id_, out.stream());

@@ -56,6 +56,7 @@ class MergeSplicer {
   bool shift_ts(std::string_view ts, const MergeEdit& merge);
   std::string_view lane_text(int64_t lane_tid);
   bool sort_parts();
+  bool write_parts(std::string_view text, JsonOut& out);
   bool emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out);
   bool map_pid(std::string_view token, const MergeEdit& merge);
 

@@ -31,10 +31,8 @@ class OutputStream {
   // plan's events are put together from many short pieces): the copy then
   // becomes a few moves.
   void write(const char* data, size_t size) {
-    if (size > buffer_.size() - used_) [[unlikely]] {
-      write_beyond_room(data, size);
-      return;
-    }
+    if (size > buffer_.size() - used_) [[unlikely]]
+      if (write_past_buffer(data, size)) return;
     std::memcpy(buffer_.data() + used_, data, size);
     used_ += size;
   }
@@ -91,16 +89,17 @@ class OutputStream {
   static constexpr size_t kMinimumCapacity = size_t{64} << 10;
   static constexpr size_t kLargestKept = size_t{16} << 20;
 
-  [[gnu::noinline]] void write_beyond_room(const char* data, size_t size) {
+  // For a write that does not fit: one at least the buffer's size goes to the
+  // sink directly (true: written); else room is made and write() copies it.
+  [[gnu::noinline]] bool write_past_buffer(const char* data, size_t size) {
     if (sink_ && size >= buffer_.size()) {
       drain();
       sink_->write(data, size);
       written_ += size;
-      return;
+      return true;
     }
     make_room(size);
-    std::memcpy(buffer_.data() + used_, data, size);
-    used_ += size;
+    return false;
   }
   void make_room(size_t size) {
     if (sink_) {
