@@ -75,11 +75,15 @@ struct Pass2 {
 
   // The events pass 2 writes, as a JSON array.
   std::string events(unsigned workers, const MergeEdit* merge) const {
+    return events_of(input, workers, merge);
+  }
+  // The same, read from `changed` (the input as pass 2 finds it) with this plan.
+  std::string events_of(const TraceInput& changed, unsigned workers, const MergeEdit* merge) const {
     std::string written;
     StringSink sink(written);
     JsonOut out(sink);
     out.start_array();
-    write_rank_events(input, plan, merge, workers, out);
+    write_rank_events(changed, plan, merge, workers, out);
     out.end_array();
     out.stream().drain();
     return written;
@@ -100,17 +104,28 @@ struct Pass2 {
   CompactionPlan plan;
 };
 
-// A merge's pass 2 (pids renumbered, ts shifted, flow ids renumbered) of `pass`
-// against `reference`'s, on the calling thread and on two render workers.
-void check_same_merged_events(const Pass2& pass, const Pass2& reference) {
+// A rank's edit in the tests' merges: pids renumbered, ts shifted, flow ids
+// from 2 000 000 000.
+struct TestMerge {
+  TestMerge() {
+    edit.pid_map = &pids;
+    edit.ts_shift = TimestampShift::from_nanoseconds(12250);
+    edit.first_flow_id = 2000000000;
+  }
+  TestMerge(const TestMerge&) = delete;  // the edit points at the pids
+  TestMerge& operator=(const TestMerge&) = delete;
+
   const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
-  MergeEdit merge;
-  merge.pid_map = &pids;
-  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
-  merge.first_flow_id = 2000000000;
+  MergeEdit edit;
+};
+
+// A merge's pass 2 of `pass` against `reference`'s, on the calling thread and
+// on two render workers.
+void check_same_merged_events(const Pass2& pass, const Pass2& reference) {
+  const TestMerge merge;
   for (unsigned workers : {0u, 2u}) {
     INFO("workers " << workers);
-    CHECK(pass.events(workers, &merge) == reference.events(workers, &merge));
+    CHECK(pass.events(workers, &merge.edit) == reference.events(workers, &merge.edit));
   }
 }
 
@@ -119,11 +134,8 @@ void check_same_merged_events(const Pass2& pass, const Pass2& reference) {
 TEST_CASE("pass 2 writes the same bytes on any number of render workers") {
   const Pass2 pass(trace(many_events(), ",\"baseTimeNanoseconds\":1"));
   REQUIRE(pass.index.slices.size() == 12000);
-  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}, {9, 19}};
-  MergeEdit merge;
-  merge.pid_map = &pids;
-  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
-  merge.first_flow_id = 2000000000;
+  TestMerge test_merge;
+  MergeEdit& merge = test_merge.edit;
   merge.name_prefix = "PP rank 1 | ";
 
   const std::string single = pass.events(0, nullptr);
@@ -288,10 +300,7 @@ TEST_CASE("a tid or stream token changed after pass 1 is reported, merged or not
   const std::string text = trace(events, ",\"baseTimeNanoseconds\":1");
   const Pass2 pass(text, PerEventRecords::kForMerge);
   REQUIRE(pass.index.slices.size() == 200);
-  const std::unordered_map<int64_t, int64_t> pids{{0, 10}, {1, 11}};
-  MergeEdit merge;
-  merge.pid_map = &pids;
-  merge.ts_shift = TimestampShift::from_nanoseconds(12250);
+  const TestMerge merge;
   // Changed in place (the same length, so that pass 2 still finds the events
   // where pass 1 did): a slice's tid or stream; the same with its pid too,
   // which sends a merged slice past the splice to the general path; an
@@ -317,13 +326,9 @@ TEST_CASE("a tid or stream token changed after pass 1 is reported, merged or not
     changed[pid_at + 6] = 'y';
   }
   const TraceInput changed_input = TraceInput::from_memory(changed);
-  for (const MergeEdit* edit : std::vector<const MergeEdit*>{nullptr, &merge}) {
+  for (const MergeEdit* edit : std::vector<const MergeEdit*>{nullptr, &merge.edit}) {
     INFO((edit ? "merged" : "single"));
-    std::string written;
-    StringSink sink(written);
-    JsonOut out(sink);
-    out.start_array();
-    CHECK_THROWS_WITH(write_rank_events(changed_input, pass.plan, edit, 0, out),
+    CHECK_THROWS_WITH(pass.events_of(changed_input, 0, edit),
                       Catch::Contains("changed while it was being read"));
   }
 }
