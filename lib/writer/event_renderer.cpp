@@ -114,6 +114,18 @@ bool EventRenderer::fields_at_site(std::string_view text, uint64_t event_index,
   return true;
 }
 
+// A merge's splice where pass 1 found pid and ts (pid_and_ts_of), with a
+// slice's lane (`lane`, else null); false: render() looks closer.
+bool EventRenderer::splice_where_found(std::string_view text, uint64_t event_index,
+                                       const MergeSplicer::LaneSplice* lane, JsonOut& out) {
+  const TraceIndex& index = plan_.index();
+  if (event_index < index.splice_sites.size() && index.splice_sites[event_index] != kNoSpliceSite)
+    return splicer_.write_at_site(text, index.splice_sites[event_index], lane, *merge_, out);
+  FieldSpan pid, ts;
+  return index.plain_pid_ts.test(event_index) && find_plain_pid_ts(text, pid, ts) &&
+         splicer_.write_at(text, pid, ts, lane, *merge_, out);
+}
+
 // An event the plan leaves as it is, copied (a single trace) or with pid and ts
 // spliced where pass 1 found them (a merge); false: render() looks closer.
 bool EventRenderer::copy_unchanged(std::string_view text, uint64_t event_index, JsonOut& out) {
@@ -121,9 +133,7 @@ bool EventRenderer::copy_unchanged(std::string_view text, uint64_t event_index, 
     out.raw(text);
     return true;
   }
-  FieldSpan pid, ts;
-  return pid_and_ts_of(text, event_index, pid, ts) &&
-         splicer_.write_at(text, pid, ts, *merge_, out);
+  return splice_where_found(text, event_index, nullptr, out);
 }
 
 // A merged slice whose pid and ts pass 1 found (most of them), its tid and
@@ -131,10 +141,8 @@ bool EventRenderer::copy_unchanged(std::string_view text, uint64_t event_index, 
 // false: render() takes the general path.
 bool EventRenderer::splice_merged_slice(std::string_view text, uint64_t event_index,
                                         const SliceRecord& slice, int64_t lane_tid, JsonOut& out) {
-  FieldSpan pid, ts;
-  return pid_and_ts_of(text, event_index, pid, ts) &&
-         splicer_.write_slice_at(text, pid, ts, slice.tid_span, slice.stream_span, lane_tid,
-                                 *merge_, out);
+  const MergeSplicer::LaneSplice lane{slice.tid_span, slice.stream_span, lane_tid};
+  return splice_where_found(text, event_index, &lane, out);
 }
 
 void EventRenderer::render(std::string_view text, const EventOrigin& origin, EventAction action,

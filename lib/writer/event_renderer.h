@@ -64,6 +64,8 @@ class EventRenderer {
  private:
   bool pid_and_ts_of(std::string_view text, uint64_t event_index, FieldSpan& pid,
                      FieldSpan& ts) const;
+  bool splice_where_found(std::string_view text, uint64_t event_index,
+                          const MergeSplicer::LaneSplice* lane, JsonOut& out);
   bool copy_unchanged(std::string_view text, uint64_t event_index, JsonOut& out);
   bool splice_merged_slice(std::string_view text, uint64_t event_index, const SliceRecord& slice,
                            int64_t lane_tid, JsonOut& out);

@@ -20,23 +20,33 @@ namespace tracecompact {
 // (the input changed since pass 1).
 class MergeSplicer {
  public:
+  // The tokens kept and the texts written in their place are read 32 bytes at
+  // a time: each sits at the start of an array of this size.
+  static constexpr size_t kReplacementBytes = 32;
+
   // `located`: the event's top-level fields when the caller has them (found
   // with need_tid), else null.
   bool write(std::string_view text, const EventEdit& edit, ValueSpan stream_span,
              const MergeEdit& merge, FlowIdWriter& flow_ids, JsonOut& out,
              const TopLevelFields* located = nullptr);
+  // A slice's tid and args.stream tokens, which both become its lane's tid.
+  // The caller has checked that both lie inside the text and hold integer text
+  // (they are copied over unchecked).
+  struct LaneSplice {
+    ValueSpan tid;
+    ValueSpan stream;
+    int64_t lane_tid;
+  };
   // The lean path for an event pass 1 found pid and ts in (neither metadata
-  // nor a flow: a splice site or plain keys) and the plan leaves as it is:
-  // only pid and ts change, at `pid` and `ts`. False: take write() or the
-  // full rewriter.
+  // nor a flow) and the plan leaves as it is, but for a slice's lane (`lane`,
+  // else null): pid and ts change, at the offsets of pass 1's splice site.
+  // False: take write() or the full rewriter. `text` must be followed by 64
+  // readable bytes.
+  bool write_at_site(std::string_view text, SpliceSite site, const LaneSplice* lane,
+                     const MergeEdit& merge, JsonOut& out);
+  // The same with pid and ts found by their keys.
   bool write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
-                const MergeEdit& merge, JsonOut& out);
-  // The same for a slice whose tid and args.stream tokens pass 1 found: both
-  // become `lane_tid`. The caller has checked that both lie inside `text` and
-  // hold integer text (the parts are copied over unchecked).
-  bool write_slice_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
-                      ValueSpan tid, ValueSpan stream, int64_t lane_tid, const MergeEdit& merge,
-                      JsonOut& out);
+                const LaneSplice* lane, const MergeEdit& merge, JsonOut& out);
 
  private:
   struct Part {
@@ -55,8 +65,11 @@ class MergeSplicer {
   bool add_ts(std::string_view text, const FieldSpan& ts, const MergeEdit& merge);
   bool shift_ts(std::string_view ts, const MergeEdit& merge);
   std::string_view lane_text(int64_t lane_tid);
+  bool splice_fields(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
+                     const LaneSplice* lane, const MergeEdit& merge, JsonOut& out);
   bool sort_parts();
   bool write_parts(std::string_view text, JsonOut& out);
+  void write_parts_in_order(std::string_view text, JsonOut& out);
   bool emit(std::string_view text, FlowIdWriter& flow_ids, JsonOut& out);
   bool map_pid(std::string_view token, const MergeEdit& merge);
 
@@ -64,22 +77,22 @@ class MergeSplicer {
   // the last two (a trace's events go back and forth between a GPU pid and a
   // CPU one). A splicer serves one MergeEdit (one rank).
   struct PidText {
-    char token[24];
+    char token[kReplacementBytes];
     size_t token_size = 0;
-    char text[24];
+    char text[kReplacementBytes];
     size_t text_size = 0;
   };
   PidText pids_[2];
   size_t pid_to_replace_ = 0;  // the entry used less recently
   // The last lane tid written and its text: a lane's slices come in runs.
   int64_t last_lane_tid_ = 0;
-  char last_lane_text_[24];
+  char last_lane_text_[kReplacementBytes];
   size_t last_lane_text_size_ = 0;
   // The same for ts: a flow's start or end repeats the time of the event
   // before it (its runtime call or kernel).
-  char last_ts_token_[32];
+  char last_ts_token_[kReplacementBytes];
   size_t last_ts_token_size_ = 0;
-  char last_ts_text_[32];
+  char last_ts_text_[kReplacementBytes];
   size_t last_ts_text_size_ = 0;
   Part parts_[5];
   bool has_flow_id_ = false;  // a part is the flow id, which the FlowIdWriter writes

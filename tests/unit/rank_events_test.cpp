@@ -161,6 +161,10 @@ TEST_CASE("a merge writes the same events with pass 1's splice sites as without"
   events.push_back(R"({"ph": "i", "pid": 9, "tid": 3, "ts": "late"})");
   events.push_back(R"({"name": ")" + std::string(70000, 'n') +
                    R"(", "pid": 9, "tid": 1, "ts": 5})");
+  // A slice whose tid follows its ts: its parts are sorted first.
+  events.push_back(
+      R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "ts": 7, "tid": 7, "dur": 1,)"
+      R"( "args": {"stream": 7}})");
   const std::string text = trace(events, ",\"baseTimeNanoseconds\":1");
   const Pass2 scanned(text), sited(text, PerEventRecords::kForMerge);
   REQUIRE(sited.index.splice_sites.size() == sited.index.event_count);
