@@ -1,6 +1,7 @@
 #include "writer/merge_splicer.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -15,11 +16,14 @@ bool is_number_text(std::string_view text) {
   return !text.empty() && (text[0] == '-' || (text[0] >= '0' && text[0] <= '9'));
 }
 
+constexpr size_t kBytes = MergeSplicer::kReplacementBytes;
+static_assert(kBytes % 8 == 0, "same_token compares whole words");
+static_assert(std::endian::native == std::endian::little, "same_token masks the low bytes");
+
 // Whether `token` (in an event's text, followed by 64 readable bytes) spells
-// `known` (the start of an array of kReplacementBytes): the two compared as
-// four 8-byte words under a mask, instead of a memcmp call per event.
+// `known` (the start of an array of kBytes): the two compared as 8-byte words
+// under a mask, instead of a memcmp call per event.
 bool same_token(std::string_view token, const char* known, size_t known_size) {
-  constexpr size_t kBytes = MergeSplicer::kReplacementBytes;
   if (token.size() != known_size || known_size == 0 || known_size > kBytes) return false;
   uint64_t differing = 0;
   for (size_t word = 0; word < kBytes / 8; ++word) {
@@ -33,12 +37,12 @@ bool same_token(std::string_view token, const char* known, size_t known_size) {
   return differing == 0;
 }
 
-// Copies `size` bytes; up to 32 of them as 32, which the caller has room and
-// readable bytes for (most pieces of a splice are short: two moves instead of
-// a memcpy call).
+// Copies `size` bytes; up to kBytes of them as kBytes, which the caller has
+// room and readable bytes for (most pieces of a splice are short: two moves
+// instead of a memcpy call).
 void copy_piece(char* out, const char* from, size_t size) {
-  if (size <= 32)
-    std::memcpy(out, from, 32);
+  if (size <= kBytes)
+    std::memcpy(out, from, kBytes);
   else
     std::memcpy(out, from, size);
 }
@@ -90,18 +94,13 @@ bool MergeSplicer::write_at_site(std::string_view text, SpliceSite site, const L
     ts = {ts_at, number_token_length(text, ts_at), true};
     if (ts.length == 0) return false;
   }
-  return splice_fields(text, {pid_at, pid_length, true}, ts, lane, merge, out);
-}
-
-bool MergeSplicer::write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
-                            const LaneSplice* lane, const MergeEdit& merge, JsonOut& out) {
-  return splice_fields(text, pid, ts, lane, merge, out);
+  return write_at(text, {pid_at, pid_length, true}, ts, lane, merge, out);
 }
 
 // pid, ts and a slice's lane spliced; in text order (Kineto's: pid, tid, ts,
 // then args.stream) in one claimed stretch, else sorted first.
-bool MergeSplicer::splice_fields(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
-                                 const LaneSplice* lane, const MergeEdit& merge, JsonOut& out) {
+bool MergeSplicer::write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
+                            const LaneSplice* lane, const MergeEdit& merge, JsonOut& out) {
   start();
   if (!add_pid(text, pid, merge)) return false;
   std::string_view lane_tid_text;
@@ -214,7 +213,9 @@ void MergeSplicer::write_parts_in_order(std::string_view text, JsonOut& out) {
     return;
   }
   out.begin_raw_value();
-  char* at = stream.claim(size + kReplacementBytes);  // the separator took a byte of it
+  // Not null: the separator took at most a byte, and the room fits in the
+  // buffer (the claim above), so this claim at worst drains it first.
+  char* at = stream.claim(size + kReplacementBytes);
   size_t copied = 0;
   for (size_t i = 0; i < count_; ++i) {
     copy_piece(at, text.data() + copied, parts_[i].at - copied);

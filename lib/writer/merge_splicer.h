@@ -65,8 +65,6 @@ class MergeSplicer {
   bool add_ts(std::string_view text, const FieldSpan& ts, const MergeEdit& merge);
   bool shift_ts(std::string_view ts, const MergeEdit& merge);
   std::string_view lane_text(int64_t lane_tid);
-  bool splice_fields(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
-                     const LaneSplice* lane, const MergeEdit& merge, JsonOut& out);
   bool sort_parts();
   bool write_parts(std::string_view text, JsonOut& out);
   void write_parts_in_order(std::string_view text, JsonOut& out);
@@ -77,7 +75,7 @@ class MergeSplicer {
   // the last two (a trace's events go back and forth between a GPU pid and a
   // CPU one). A splicer serves one MergeEdit (one rank).
   struct PidText {
-    char token[kReplacementBytes];
+    char token[kReplacementBytes]{};  // read whole (masked) by the compare
     size_t token_size = 0;
     char text[kReplacementBytes];
     size_t text_size = 0;
@@ -90,7 +88,7 @@ class MergeSplicer {
   size_t last_lane_text_size_ = 0;
   // The same for ts: a flow's start or end repeats the time of the event
   // before it (its runtime call or kernel).
-  char last_ts_token_[kReplacementBytes];
+  char last_ts_token_[kReplacementBytes]{};
   size_t last_ts_token_size_ = 0;
   char last_ts_text_[kReplacementBytes];
   size_t last_ts_text_size_ = 0;

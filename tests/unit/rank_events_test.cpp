@@ -256,6 +256,28 @@ TEST_CASE("a rank whose records ran out still widens the budget for the ranks re
   check_same_merged_events(second, first);
 }
 
+TEST_CASE("a merge tells kept timestamp tokens apart by their last byte") {
+  // 17 characters each, differing only in the last: the splicer compares the
+  // token it kept (and its shifted text) to the end, not its first 16 bytes.
+  const std::string op = R"({"name":"op","ph":"X","pid":9,"tid":1,"dur":1,"ts":)";
+  const std::string text = trace({kernel(0, 7, "1", "1"), op + "1712197196127.604}",
+                                  op + "1712197196127.605}", op + "1712197196127.605}"});
+  const Pass2 pass(text, PerEventRecords::kForMerge);
+  REQUIRE(pass.index.splice_sites.size() == pass.index.event_count);
+  for (const SpliceSite site : pass.index.splice_sites) REQUIRE(site != kNoSpliceSite);
+  const TestMerge merge;  // ts + 12.25 us
+  for (unsigned workers : {0u, 2u}) {
+    INFO("workers " << workers);
+    const std::string written = pass.events(workers, &merge.edit);
+    const size_t first = written.find("\"ts\":1712197196139.854}");
+    const size_t second = written.find("\"ts\":1712197196139.855}");
+    REQUIRE(first != std::string::npos);
+    REQUIRE(second != std::string::npos);
+    CHECK(first < second);
+    CHECK(written.find("\"ts\":1712197196139.855}", second + 1) != std::string::npos);
+  }
+}
+
 TEST_CASE("a merged pid beyond 64 bits is kept as it is, not read as another pid") {
   std::vector<std::string> events = many_events();
   const std::string huge_pid =
