@@ -118,11 +118,8 @@ bool EventRenderer::fields_at_site(std::string_view text, uint64_t event_index,
 // slice's lane (`lane`, else null); false: render() looks closer.
 bool EventRenderer::splice_where_found(std::string_view text, uint64_t event_index,
                                        const MergeSplicer::LaneSplice* lane, JsonOut& out) {
-  const TraceIndex& index = plan_.index();
-  if (event_index < index.splice_sites.size() && index.splice_sites[event_index] != kNoSpliceSite)
-    return splicer_.write_at_site(text, index.splice_sites[event_index], lane, *merge_, out);
   FieldSpan pid, ts;
-  return index.plain_pid_ts.test(event_index) && find_plain_pid_ts(text, pid, ts) &&
+  return pid_and_ts_of(text, event_index, pid, ts) &&
          splicer_.write_at(text, pid, ts, lane, *merge_, out);
 }
 

@@ -84,21 +84,9 @@ bool MergeSplicer::write(std::string_view text, const EventEdit& edit, ValueSpan
   return emit(text, flow_ids, out);
 }
 
-bool MergeSplicer::write_at_site(std::string_view text, SpliceSite site, const LaneSplice* lane,
-                                 const MergeEdit& merge, JsonOut& out) {
-  const uint16_t pid_at = splice_site_pid(site), ts_at = splice_site_ts(site);
-  const size_t pid_length = number_token_length(text, pid_at);
-  if (pid_length == 0) return false;  // the input changed since pass 1: render() looks closer
-  FieldSpan ts;
-  if (ts_at != kAbsentField) {
-    ts = {ts_at, number_token_length(text, ts_at), true};
-    if (ts.length == 0) return false;
-  }
-  return write_at(text, {pid_at, pid_length, true}, ts, lane, merge, out);
-}
-
-// pid, ts and a slice's lane spliced; in text order (Kineto's: pid, tid, ts,
-// then args.stream) in one claimed stretch, else sorted first.
+// pid, ts and a slice's lane spliced in one claimed stretch, added in
+// Kineto's order (pid, tid, ts, then args.stream) and sorted where the event's
+// is another.
 bool MergeSplicer::write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
                             const LaneSplice* lane, const MergeEdit& merge, JsonOut& out) {
   start();
@@ -110,8 +98,7 @@ bool MergeSplicer::write_at(std::string_view text, const FieldSpan& pid, const F
   }
   if (!add_ts(text, ts, merge)) return false;
   if (lane) add(lane->stream.at, lane->stream.length, lane_tid_text);
-  for (size_t i = 1; i < count_; ++i)
-    if (parts_[i - 1].at + parts_[i - 1].length > parts_[i].at) return write_parts(text, out);
+  if (!sort_parts()) return false;
   write_parts_in_order(text, out);
   return true;
 }

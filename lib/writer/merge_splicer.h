@@ -38,13 +38,10 @@ class MergeSplicer {
     int64_t lane_tid;
   };
   // The lean path for an event pass 1 found pid and ts in (neither metadata
-  // nor a flow) and the plan leaves as it is, but for a slice's lane (`lane`,
-  // else null): pid and ts change, at the offsets of pass 1's splice site.
-  // False: take write() or the full rewriter. `text` must be followed by 64
-  // readable bytes.
-  bool write_at_site(std::string_view text, SpliceSite site, const LaneSplice* lane,
-                     const MergeEdit& merge, JsonOut& out);
-  // The same with pid and ts found by their keys.
+  // nor a flow: a splice site or plain keys) and the plan leaves as it is, but
+  // for a slice's lane (`lane`, else null): pid and ts change, at `pid` and
+  // `ts`. False: take write() or the full rewriter. `text` must be followed by
+  // 64 readable bytes.
   bool write_at(std::string_view text, const FieldSpan& pid, const FieldSpan& ts,
                 const LaneSplice* lane, const MergeEdit& merge, JsonOut& out);
 

@@ -232,9 +232,15 @@ bool is_number_byte(char c) {
 
 // The number token starting at `at`; false if none starts there.
 bool number_span_from(std::string_view text, size_t at, FieldSpan& span) {
-  const size_t length = number_token_length(text, at);
-  if (length == 0) return false;
-  span = {at, length, true};
+  if (at >= text.size() || !(text[at] == '-' || (text[at] >= '0' && text[at] <= '9'))) return false;
+  size_t end = at + 1;
+#ifdef __AVX2__
+  if (const uint32_t ends = ~number_char_bits(text.data() + at); ends != 0)
+    end = std::min(at + static_cast<size_t>(__builtin_ctz(ends)), text.size());
+  else
+#endif
+    while (end < text.size() && is_number_byte(text[end])) ++end;
+  span = {at, end - at, true};
   return true;
 }
 
@@ -284,18 +290,6 @@ size_t value_after_key(std::string_view text, size_t i, const char (&quoted_key)
 }
 
 }  // namespace
-
-size_t number_token_length(std::string_view text, size_t at) {
-  if (at >= text.size() || !(text[at] == '-' || (text[at] >= '0' && text[at] <= '9'))) return 0;
-  size_t end = at + 1;
-#ifdef __AVX2__
-  if (const uint32_t ends = ~number_char_bits(text.data() + at); ends != 0)
-    end = std::min(at + static_cast<size_t>(__builtin_ctz(ends)), text.size());
-  else
-#endif
-    while (end < text.size() && is_number_byte(text[end])) ++end;
-  return end - at;
-}
 
 bool find_plain_pid_ts(std::string_view text, FieldSpan& pid, FieldSpan& ts) {
   const size_t pid_at = value_after_key(text, 1, "\"pid\"");

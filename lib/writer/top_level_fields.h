@@ -32,10 +32,6 @@ bool is_flow_phase_token(std::string_view ph);
 // stops, else byte by byte; both find the same spans.
 bool locate_top_level_fields(std::string_view text, TopLevelFields& fields, bool need_tid);
 
-// The length of the number token (a run of digits and . - + e E) starting at
-// `at`, 0 when none starts there. `text` must be followed by 64 readable bytes.
-size_t number_token_length(std::string_view text, size_t at);
-
 // pid's and ts's number tokens where pass 1 found them (`site`, not
 // kNoSpliceSite), into spans that start not found (an absent ts stays so).
 // False when the text there is no number (the input changed since pass 1): the
