@@ -3,6 +3,7 @@
 #include <isa-l/igzip_lib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -23,10 +24,18 @@ void FdSink::write(const char* data, size_t size) {
   }
 }
 
+// ISA-L's output depends on where each call's input ends, so the input is
+// handed over in fixed steps of the uncompressed stream: the same bytes give
+// the same member however they were split into writes (by thread counts and
+// render batches). Only a step's pieces at the ends of writes are copied.
+constexpr size_t kGzipStepBytes = size_t{64} << 10;
+
 struct GzipSink::State {
   isal_zstream stream;
   std::vector<uint8_t> level_buffer;
   std::vector<uint8_t> output = std::vector<uint8_t>(1 << 20);
+  std::vector<uint8_t> step = std::vector<uint8_t>(kGzipStepBytes);
+  size_t step_filled = 0;  // bytes of the step begun by earlier writes
 };
 
 namespace {
@@ -70,20 +79,38 @@ void GzipSink::drain(bool finishing) {
   } while (s.stream.avail_in > 0 || (finishing && s.stream.internal_state.state != ZSTATE_END));
 }
 
+void GzipSink::deflate_step(const uint8_t* data, size_t size) {
+  auto& s = *state_;
+  s.stream.next_in = const_cast<uint8_t*>(data);
+  s.stream.avail_in = static_cast<uint32_t>(size);
+  drain(false);
+}
+
 void GzipSink::write(const char* data, size_t size) {
   auto& s = *state_;
-  while (size > 0) {
-    const uint32_t take = static_cast<uint32_t>(std::min<size_t>(size, 1u << 30));
-    s.stream.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(data));
-    s.stream.avail_in = take;
-    drain(false);
-    data += take;
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data);
+  if (s.step_filled > 0) {  // complete the step an earlier write began
+    const size_t take = std::min(size, kGzipStepBytes - s.step_filled);
+    std::memcpy(s.step.data() + s.step_filled, bytes, take);
+    s.step_filled += take;
+    bytes += take;
     size -= take;
+    if (s.step_filled < kGzipStepBytes) return;
+    deflate_step(s.step.data(), kGzipStepBytes);
+    s.step_filled = 0;
+  }
+  for (; size >= kGzipStepBytes; bytes += kGzipStepBytes, size -= kGzipStepBytes)
+    deflate_step(bytes, kGzipStepBytes);
+  if (size > 0) {
+    std::memcpy(s.step.data(), bytes, size);
+    s.step_filled = size;
   }
 }
 
 void GzipSink::finish() {
   auto& s = *state_;
+  if (s.step_filled > 0) deflate_step(s.step.data(), s.step_filled);
+  s.step_filled = 0;
   s.stream.next_in = nullptr;
   s.stream.avail_in = 0;
   s.stream.end_of_stream = 1;

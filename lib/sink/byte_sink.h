@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,7 +45,8 @@ class StringSink final : public ByteSink {
   std::string& out_;
 };
 
-// One gzip member, deflated by ISA-L at level 0..3.
+// One gzip member, deflated by ISA-L at level 0..3; the same bytes give the
+// same member whatever the sizes of the writes that bring them.
 class GzipSink final : public ByteSink {
  public:
   GzipSink(ByteSink& inner, int level);
@@ -54,6 +56,7 @@ class GzipSink final : public ByteSink {
 
  private:
   void drain(bool finishing);
+  void deflate_step(const uint8_t* data, size_t size);
   struct State;
   ByteSink& inner_;
   std::unique_ptr<State> state_;
