@@ -82,3 +82,23 @@ TEST_CASE("default output names follow the input name", "[cli]") {
   CHECK(static_cast<unsigned char>(gz[0]) == 0x1f);
   CHECK(read_file(dir.path("a_compacted.json")) == read_file(dir.path("b_compacted.json.gz")));
 }
+
+TEST_CASE("gzip output is the same bytes for any thread count", "[cli][gzip]") {
+  // Several MB of output: thread counts split it into writes differently.
+  TempDir dir;
+  const auto events =
+      pp_rank_events(20000, 6, [](int step) { return "PP:1F" + std::to_string(step % 4); });
+  write_bytes(dir.path("trace.json"), trace(events));
+  std::string first;
+  for (const char* threads : {"1", "2", "4"}) {
+    const std::string out = dir.path(std::string("out") + threads + ".json.gz");
+    const CliOutcome result = run_cli({dir.path("trace.json"), "-o", out, "--threads", threads});
+    INFO(result.describe());
+    REQUIRE(result.exit_code == 0);
+    const std::string bytes = read_bytes(out);
+    REQUIRE(bytes.size() > (size_t{1} << 16));
+    if (first.empty()) first = bytes;
+    INFO("threads " << threads);
+    CHECK((bytes == first));  // not printed: binary
+  }
+}
