@@ -101,10 +101,22 @@ TEST_CASE("real profiler traces match the independent reference's output", "[gol
   }
 }
 
+TEST_CASE("random traces match the reference's output", "[golden][random]") {
+  const auto cases = cases_in("random");
+  REQUIRE(cases.size() >= 7);
+  testsupport::TempDir dir;
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      check_case_matches_expected(c, dir);
+    }
+  }
+}
+
 TEST_CASE("output is byte-identical for any thread count", "[golden]") {
   testsupport::TempDir dir;
   auto cases = golden_cases();
   for (auto& c : cases_in("real")) cases.push_back(std::move(c));
+  for (auto& c : cases_in("random")) cases.push_back(std::move(c));
   for (const auto& c : cases) {
     SECTION(c.name) {
       run_case(c, dir.path("one.json"), 1);

@@ -1,5 +1,6 @@
-// Semantic JSON comparison for tests: numbers as doubles, object key order free,
-// array order significant (the contract of shared/tools/trace_diff.py).
+// Semantic JSON comparison for tests: numbers as correctly rounded doubles, a
+// repeated key's last value, object key order free, array order significant
+// (the contract of shared/tools/trace_diff.py, which reads with Python's json).
 #pragma once
 
 #include <optional>
