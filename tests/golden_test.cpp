@@ -77,39 +77,30 @@ void check_case_matches_expected(const GoldenCase& c, testsupport::TempDir& dir)
   CHECK(summary.find("\"verified\": true") != std::string::npos);
 }
 
+// Each case of the folder (at least `at_least`) in a section of its own.
+void check_cases_in(const char* folder, size_t at_least) {
+  const auto cases = cases_in(folder);
+  REQUIRE(cases.size() >= at_least);
+  testsupport::TempDir dir;
+  for (const auto& c : cases) {
+    SECTION(c.name) {
+      check_case_matches_expected(c, dir);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("golden cases match the reference output and summary", "[golden]") {
-  const auto cases = golden_cases();
-  REQUIRE(cases.size() >= 15);
-  testsupport::TempDir dir;
-  for (const auto& c : cases) {
-    SECTION(c.name) {
-      check_case_matches_expected(c, dir);
-    }
-  }
+  check_cases_in("golden", 15);
 }
 
 TEST_CASE("real profiler traces match the independent reference's output", "[golden][real]") {
-  const auto cases = cases_in("real");
-  REQUIRE(cases.size() >= 3);
-  testsupport::TempDir dir;
-  for (const auto& c : cases) {
-    SECTION(c.name) {
-      check_case_matches_expected(c, dir);
-    }
-  }
+  check_cases_in("real", 3);
 }
 
 TEST_CASE("random traces match the reference's output", "[golden][random]") {
-  const auto cases = cases_in("random");
-  REQUIRE(cases.size() >= 7);
-  testsupport::TempDir dir;
-  for (const auto& c : cases) {
-    SECTION(c.name) {
-      check_case_matches_expected(c, dir);
-    }
-  }
+  check_cases_in("random", 7);
 }
 
 TEST_CASE("output is byte-identical for any thread count", "[golden]") {
