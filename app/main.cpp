@@ -29,10 +29,12 @@ tracecompact::Options parse_options(int argc, char** argv, bool& exit_now, bool&
       "threads",
       "worker threads that parse and render events (with --merge-pp-ranks also the ranks "
       "indexed side by side); 1 = none besides the reader and writer; default: one per core, "
-      "up to 4 (0 says the same)",
+      "up to 4 (0 says the same); at most 256",
       cxxopts::value<unsigned>())("overwrite", "replace an existing output")(
-      "verify", "re-read the output and check it against the input")(
-      "gzip", "gzip the output written to stdout (files: by a .gz name)")(
+      "verify",
+      "re-read the output before it is put in place and check it against the input "
+      "(needs a regular output file)")("gzip",
+                                       "gzip the output written to stdout (files: by a .gz name)")(
       "level", "gzip level 0..3 (ISA-L)", cxxopts::value<int>()->default_value("1"))(
       "timings", "print the wall time, CPU time and peak memory of each phase on stderr")(
       "version", "print the version")("h,help", "print this help");

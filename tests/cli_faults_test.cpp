@@ -185,7 +185,31 @@ TEST_CASE("usage errors exit 2 with one line", "[cli]") {
   SECTION("a thread count that is no number") {
     check_one_error_line(run_cli({example(), "-o", output, "--threads", "two"}), 2, "two");
   }
+  SECTION("a thread count beyond any machine") {
+    check_one_error_line(run_cli({example(), "-o", output, "--threads", "100000"}), 2,
+                         "--threads must be at most 256");
+  }
+  SECTION("--gzip with a file whose name does not end in .gz") {
+    check_one_error_line(run_cli({example(), "-o", output, "--gzip"}), 2, "--gzip");
+  }
   CHECK(join(entries_of(dir.root())).empty());
+}
+
+TEST_CASE("a device or pipe as output is refused with --verify and left in place", "[cli]") {
+  // It could not read a device or pipe back; before this check, the failed
+  // check went on to unlink the path it had written (a FIFO, or /dev/null).
+  testsupport::TempDir dir;
+  const std::string fifo = dir.path("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  check_one_error_line(run_cli({example(), "-o", fifo, "--overwrite", "--verify"}), 2,
+                       "--verify needs a regular output file");
+  const std::string ranks =
+      (fs::path(TRACECOMPACT_FIXTURES) / "golden" / "syn_merge_pp4" / "ranks").string();
+  check_one_error_line(run_cli({ranks, "--merge-pp-ranks", "-o", fifo, "--overwrite", "--verify"}),
+                       2, "--verify needs a regular output file");
+  struct stat info {};
+  REQUIRE(::lstat(fifo.c_str(), &info) == 0);
+  CHECK(S_ISFIFO(info.st_mode));
 }
 
 TEST_CASE("--help names every option and each default once", "[cli]") {

@@ -67,6 +67,25 @@ TEST_CASE("gzip input is recognised by content and read whole when multi-member"
   CHECK(read_file(dir.path("out.json")) == reference_output(dir));
 }
 
+TEST_CASE("an output written over its own input is verified before it replaces it", "[cli]") {
+  // Plain JSON under a .gz name, compacted onto that name: the output is gzip.
+  // --verify reads the finished output before it is moved into place, so the
+  // input it compares with is still the original (it once read the new gzip
+  // bytes as the plain input they had replaced, failed, and removed the file).
+  TempDir dir;
+  const std::string trace = dir.path("trace.json.gz");
+  write_bytes(trace, read_bytes(example()));
+  const CliOutcome result = run_cli({trace, "-o", trace, "--overwrite", "--verify"});
+  INFO(result.describe());
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("\"verified\": true") != std::string::npos);
+  const std::string bytes = read_bytes(trace);
+  REQUIRE(bytes.size() > 2);
+  CHECK(static_cast<unsigned char>(bytes[0]) == 0x1f);
+  CHECK(read_file(trace) == reference_output(dir));
+  CHECK(entries_of(dir.root()).size() == 2);  // the trace and the reference: no temporary file
+}
+
 TEST_CASE("default output names follow the input name", "[cli]") {
   TempDir dir;
   const std::string plain = read_bytes(example());

@@ -1,6 +1,10 @@
 // Merge mode (spec 11): rank discovery and ordering, checks, and arrow counting.
 #include <catch2/catch.hpp>
 
+#include <set>
+
+#include "merge/rank_files.h"
+
 #include <rapidjson/document.h>
 
 #include <filesystem>
@@ -274,6 +278,15 @@ TEST_CASE("rank selection keeps only the listed ranks of the folder", "[merge]")
   CHECK(pp_order(merge(dir, "0,8")) == std::vector<int>{0, 8});
   CHECK(pp_order(merge(dir, "4-8")) == std::vector<int>{4, 8});
   CHECK(merge_error(dir, "4") == "found fewer than two rank traces in " + dir.root().string());
+}
+
+TEST_CASE("a rank range may end at the largest 64-bit number", "[merge]") {
+  // The range's loop stops at its end instead of wrapping around to 0.
+  const uint64_t last = UINT64_MAX;
+  CHECK(tracecompact::parse_rank_selection("18446744073709551614-18446744073709551615") ==
+        std::set<uint64_t>{last - 1, last});
+  CHECK(tracecompact::parse_rank_selection("18446744073709551615-18446744073709551615") ==
+        std::set<uint64_t>{last});
 }
 
 TEST_CASE("a send whose receive lies outside the window is unmatched and draws nothing",

@@ -4,9 +4,16 @@
 // the same fault, and nothing left behind when it fails.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "merge/merge.h"
@@ -136,6 +143,46 @@ TEST_CASE("a rank changed after its layout was read ahead is merged as pass 1 re
   CHECK(run.summary == expected.summary);
   CHECK(run.output == expected.output);
   CHECK(run.summary.find("\"global_rank\": 4") < run.summary.find("\"global_rank\": 0"));
+}
+
+TEST_CASE("a merge into a pipe reads every rank first: it could not start over",
+          "[merge][pipelined]") {
+  // A pipe is written in place, so a merge that found another layout than the
+  // one read ahead could not drop what it had written (the hook below would
+  // make it start over, writing a second document into the pipe): the merge
+  // into a pipe reads every rank first and takes no layout ahead.
+  TempDir dir;
+  write_ranks(dir, true, false);
+  auto r = request(dir, true, 2);
+  r.output.path = dir.path("pipe");
+  REQUIRE(::mkfifo(r.output.path.c_str(), 0600) == 0);
+  bool read_ahead = false;
+  r.after_preview = [&] {  // as in the test above: rank 4 comes first after all
+    read_ahead = true;
+    std::string text = rank_trace(0, 3000, 1700000000000000000, true);
+    text.replace(text.find(kGroups), kGroups.size(),
+                 "[{\"pg_desc\":\"mesh_pp\",\"ranks\":[4,0,12,8]}]");
+    write_file(dir.path("rank0_trace.json"), text);
+  };
+  std::string piped;
+  std::thread reader([&] {
+    std::ifstream in(r.output.path, std::ios::binary);
+    piped.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  tracecompact::RunResult result;
+  try {
+    result = tracecompact::run_merge(r);
+  } catch (const std::exception& error) {
+    FAIL_CHECK(error.what());
+    ::close(::open(r.output.path.c_str(), O_WRONLY | O_NONBLOCK));  // lets the reader end
+  }
+  reader.join();
+  CHECK_FALSE(read_ahead);
+  for (const auto& [phase, seconds] : result.timings)
+    CHECK(phase.find("while later ones are read") == std::string::npos);
+  const Written expected = merged(request(dir, false, 1));  // the ranks as they are now
+  INFO("piped " << piped.size() << " bytes, expected " << expected.output.size());
+  CHECK((piped == expected.output));
 }
 
 TEST_CASE("a fault in a rank read after others were written is the fault of the whole merge",

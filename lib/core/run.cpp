@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "core/single_trace.h"
 #include "merge/merge.h"
 #include "sink/output_file.h"
 #include "source/trace_input.h"
 #include "tracecompact/tracecompact.h"
+#include "util/thread_policy.h"
 #include "verify/verifier.h"
 
 namespace tracecompact {
@@ -44,7 +46,7 @@ OutputSpec output_spec(const Options& options, const std::string& path,
   OutputSpec spec;
   spec.expected_bytes = expected_bytes;
   spec.path = path;
-  spec.gzip = path == "-" ? options.gzip_stdout : (ends_with(path, ".gz") || options.gzip_stdout);
+  spec.gzip = path == "-" ? options.gzip_stdout : ends_with(path, ".gz");
   spec.gzip_level = options.gzip_level;
   spec.overwrite = options.overwrite;
   spec.read_back = options.verify;
@@ -56,7 +58,17 @@ void check_options(const Options& options, const std::string& output) {
     fail_usage("--level must be 0, 1, 2 or 3 (ISA-L compression levels)");
   if (options.verify && output == "-")
     fail_usage("--verify needs an output file: it re-reads what was written");
+  if (options.verify && written_in_place(output))
+    fail_usage("--verify needs a regular output file: it re-reads what was written, and " + output +
+               " is a device or pipe");
   if (options.ranks && !options.merge_pp_ranks) fail_usage("--ranks needs --merge-pp-ranks");
+  // spec 12: a file is gzip when its name ends in .gz, whatever the flags say.
+  if (options.gzip_stdout && output != "-" && !ends_with(output, ".gz"))
+    fail_usage("--gzip is for output to stdout; a file is gzipped when its name ends in .gz: " +
+               output);
+  if (options.threads > kMaxRequestedThreads)
+    fail_usage("--threads must be at most " + std::to_string(kMaxRequestedThreads) +
+               " (0: one per core)");
 }
 
 RunResult run_single(const Options& options) {
@@ -72,16 +84,20 @@ RunResult run_single(const Options& options) {
   const TraceInput input = TraceInput::open_path(options.input);
   SingleTraceOutcome outcome;
   {
-    SingleTraceJob job(input, &timer, options.threads);
+    std::optional<SingleTraceJob> job(std::in_place, input, &timer, options.threads);
     // The output is about as large as the input (slices keep their text).
     OutputFile file(output_spec(options, output, input.json_size()));
-    outcome = job.write(file.sink());
+    outcome = job->write(file.sink());
+    if (options.verify) {
+      // Read before it is put in place: a failed check leaves no output behind
+      // and an existing file as it was. The index and plan go first.
+      const std::string& written = file.finish_writing();
+      job.reset();
+      verify_single_output(input, written);
+    }
     file.commit();
-  }  // the index and plan go before --verify reads everything again
-  if (options.verify) {
-    verify_single_output(input, output);
-    timer.mark("verify");
   }
+  if (options.verify) timer.mark("verify");
   RunResult result;
   result.timings = timer.phases();
   result.output_path = output;

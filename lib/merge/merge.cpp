@@ -100,6 +100,20 @@ std::vector<Rank*> place_ranks(std::vector<Rank>& ranks, const MergeLayout& layo
   return pp_order;
 }
 
+// With --verify the finished output is read before it is moved into place, so
+// that a failed check leaves no output behind and an existing file as it was.
+void verify_and_commit(OutputFile& file, const std::vector<Rank*>& pp_order, bool verify,
+                       PhaseTimer& timer) {
+  if (verify) {
+    std::vector<VerifyRank> verify_ranks;
+    for (const Rank* rank : pp_order)
+      verify_ranks.push_back({rank->input.get(), &rank->pid_map, rank->shift.offset_us});
+    verify_merged_output(verify_ranks, file.finish_writing());
+  }
+  file.commit();
+  if (verify) timer.mark("verify");
+}
+
 // What a merge hands back once its output is committed.
 struct MergeWritten {
   std::vector<Rank> ranks;
@@ -137,8 +151,8 @@ MergeWritten merge_after_all_ranks(std::vector<Rank> ranks, const MergeRequest& 
     arrows.start_drawing();
   }
   document.finish(ranks, arrows);
-  file.commit();
   timer.mark("pass 2 (write)");
+  verify_and_commit(file, pp_order, request.verify, timer);
   return {std::move(ranks), std::move(pp_order), arrows.result().counts};
 }
 
@@ -304,8 +318,8 @@ std::optional<MergeWritten> merge_while_reading(std::vector<Rank> ranks, const M
   if (write_error) std::rethrow_exception(write_error);
   timer.mark("pass 1, plans and pass 2 (ranks written while later ones are read)");
   document->finish(ranks, *arrows);
-  file->commit();
   timer.mark("arrows and the end of the document");
+  verify_and_commit(*file, pp_order, request.verify, timer);
   const PPArrowCounts counts = arrows->result().counts;
   document.reset();
   return MergeWritten{std::move(ranks), std::move(pp_order), counts};
@@ -368,8 +382,9 @@ RunResult run_merge(const MergeRequest& request) {
   const std::vector<RankFile> files = find_rank_files(merge_directory(request.input), selection);
   std::vector<Rank> ranks = ranks_of(files);
   std::optional<MergeWritten> pipelined;
-  // Only a file can be dropped and written again if the layout read ahead was wrong.
-  if (request.pipelined && request.output.path != "-" &&
+  // Only a file can be dropped and written again if the layout read ahead was
+  // wrong: not stdout, nor a device or pipe.
+  if (request.pipelined && request.output.path != "-" && !written_in_place(request.output.path) &&
       ranks_at_once(request.threads, ranks.size()) > 1) {
     if (const auto assumed = assumed_layout(ranks)) {
       if (request.after_preview) request.after_preview();
@@ -379,13 +394,6 @@ RunResult run_merge(const MergeRequest& request) {
   }
   MergeWritten written =
       pipelined ? std::move(*pipelined) : merge_after_all_ranks(std::move(ranks), request, timer);
-  if (request.verify) {
-    std::vector<VerifyRank> verify_ranks;
-    for (const Rank* rank : written.pp_order)
-      verify_ranks.push_back({rank->input.get(), &rank->pid_map, rank->shift.offset_us});
-    verify_merged_output(verify_ranks, request.output.path);
-    timer.mark("verify");
-  }
   RunResult result;
   result.output_path = request.output.path;
   result.timings = timer.phases();

@@ -100,7 +100,10 @@ std::set<uint64_t> parse_rank_selection(const std::string& text) {
       const uint64_t last = parse(part.substr(dash + 1));
       if (last < first || last - first > 1000000)
         fail_usage("--ranks has a bad range: " + std::string(part));
-      for (uint64_t r = first; r <= last; ++r) selection.insert(r);
+      for (uint64_t r = first;; ++r) {  // not `r <= last`: last may be UINT64_MAX
+        selection.insert(r);
+        if (r == last) break;
+      }
     }
     begin = end + 1;
   }

@@ -18,6 +18,12 @@
 namespace tracecompact {
 namespace fs = std::filesystem;
 
+bool written_in_place(const std::string& path) {
+  struct stat existing {};
+  return path != "-" && ::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode) &&
+         !S_ISDIR(existing.st_mode);
+}
+
 void check_output_allowed(const std::string& path, bool overwrite) {
   if (path == "-" || overwrite) return;
   struct stat info {};
@@ -26,9 +32,7 @@ void check_output_allowed(const std::string& path, bool overwrite) {
 }
 
 OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
-  struct stat existing {};
-  const bool special_target = spec.path != "-" && ::stat(spec.path.c_str(), &existing) == 0 &&
-                              !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode);
+  const bool special_target = written_in_place(spec.path);
   if (spec.path == "-") {
     display_name_ = "<stdout>";
     fd_ = STDOUT_FILENO;
@@ -123,14 +127,22 @@ void OutputFile::remove_created_folders() {
   created_folders_.clear();
 }
 
-void OutputFile::commit() {
+const std::string& OutputFile::finish_writing() {
+  if (finished_) return temp_path_.empty() ? spec_.path : temp_path_;
   sink().finish();
-  if (temp_path_.empty()) return;  // stdout or a device, written in place
+  finished_ = true;
+  if (temp_path_.empty()) return spec_.path;  // stdout or a device, written in place
   if (::close(fd_) != 0) {
     fd_ = -1;
     fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
   }
   fd_ = -1;
+  return temp_path_;
+}
+
+void OutputFile::commit() {
+  finish_writing();
+  if (temp_path_.empty()) return;  // stdout or a device, written in place
   // Without --overwrite a file that appeared meanwhile is not clobbered either.
   const unsigned flags = spec_.overwrite ? 0 : RENAME_NOREPLACE;
   if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, spec_.path.c_str(), flags) != 0) {

@@ -13,6 +13,11 @@
 
 namespace tracecompact {
 
+// Whether `path` names an existing device, FIFO or other file that is neither a
+// regular file nor a folder: such an output is written in place, since a file
+// renamed over it would replace the node, and it cannot be read back.
+bool written_in_place(const std::string& path);
+
 struct OutputSpec {
   std::string path;  // "-" = stdout
   bool gzip = false;
@@ -31,9 +36,12 @@ class OutputFile {
 
   // Deflating and writing happen on a writer thread behind this sink.
   ByteSink& sink() { return *behind_; }
-  // Flushes and renames the temporary file onto the target.
+  // Flushes and closes the output; returns where its bytes now are (the
+  // temporary file, or the target when written in place), so that --verify can
+  // read them before commit() puts them in place.
+  const std::string& finish_writing();
+  // Finishes writing if not done yet and renames the temporary file onto the target.
   void commit();
-  const std::string& display_name() const { return display_name_; }
   // Whether the file is written with O_DIRECT (a new file on a local disk that
   // the run does not read back).
   bool bypasses_page_cache() const { return bypasses_page_cache_; }
@@ -48,6 +56,7 @@ class OutputFile {
       plain_;  // FdSink, or a DirectFileSink or PreparedFileSink for a new file
   std::unique_ptr<GzipSink> gzip_;
   std::unique_ptr<WriteBehindSink> behind_;  // over gzip_ or plain_
+  bool finished_ = false;
   bool committed_ = false;
   bool bypasses_page_cache_ = false;
   bool direct_fd_ = false;  // fd_ is ours to close, but there is no file to rename

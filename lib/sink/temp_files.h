@@ -17,7 +17,9 @@ int create_scratch_file(const char* stem, std::string& path);
 void remove_temp_file(const std::string& path);
 // Forgets the file without unlinking it (it was renamed into place).
 void release_temp_file(const std::string& path);
-// SIGINT/SIGTERM/SIGHUP/SIGPIPE: unlink every registered file, then die of the signal.
+// SIGINT/SIGTERM/SIGHUP: unlink every registered file, then die of the signal.
+// SIGPIPE and SIGXFSZ are ignored: the write fails instead (EPIPE, EFBIG) and is
+// reported as an I/O error, which also removes the files.
 void install_cleanup_signal_handlers();
 
 }  // namespace tracecompact

@@ -16,6 +16,10 @@ inline unsigned core_count() {
 // One tokenizing thread feeds no more parser or render workers than this.
 inline constexpr unsigned kMaxPassWorkers = 4;
 
+// The most --threads may ask for: each is a thread of its own, and a count
+// beyond any machine's cores is a typo, not a request.
+inline constexpr unsigned kMaxRequestedThreads = 256;
+
 // Whether workers could help with an input: one read in a single small chunk
 // is done before threads would start.
 inline bool worth_workers(size_t input_chunk_size) {

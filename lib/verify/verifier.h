@@ -24,7 +24,9 @@ struct VerifyRank {
 //  - no annotation track holds overlapping copies of one annotation (those
 //    with empty args, like kernel-name spans, aside);
 //  - every ac2g flow on a lane lands on the start of one of its slices.
-// Throws Error (and removes the output) when a check fails.
+// Throws Error when a check fails. The caller reads the output before it is
+// moved into place (OutputFile::finish_writing), so a failed check leaves no
+// output behind and an existing file at the target as it was.
 void verify_output(const std::vector<VerifyRank>& ranks, const std::string& output_path);
 
 inline void verify_single_output(const TraceInput& input, const std::string& output_path) {

@@ -13,8 +13,9 @@ enum class ErrorKind : int {
   kInvalidInput = 1,  // the trace is not valid JSON or breaks a rule of the spec
   kUsage = 2,         // bad arguments, refused output path
   kIo = 3,            // cannot read the input or write the output
-  kInterrupted = 4,   // SIGINT/SIGTERM while working (the CLI exits 128+signal)
 };
+// A signal (SIGINT, SIGTERM, SIGHUP) is no error value: the handler removes the
+// temporary files and re-raises it, so the process dies of it (exit 128+N).
 
 class Error : public std::runtime_error {
  public:
