@@ -198,15 +198,26 @@ TEST_CASE("usage errors exit 2 with one line", "[cli]") {
 TEST_CASE("a device or pipe as output is refused with --verify and left in place", "[cli]") {
   // It could not read a device or pipe back; before this check, the failed
   // check went on to unlink the path it had written (a FIFO, or /dev/null).
+  // Without the check the run would wait on the pipe, which nobody reads: the
+  // runs get a minute each, and are killed after it.
   testsupport::TempDir dir;
   const std::string fifo = dir.path("pipe");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  check_one_error_line(run_cli({example(), "-o", fifo, "--overwrite", "--verify"}), 2,
+  auto run_within_a_minute = [](const std::vector<std::string>& args) {
+    CliProcess process(testsupport::cli_path(), args);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (process.running() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE_FALSE(process.running());  // else killed when `process` goes
+    return process.wait();
+  };
+  check_one_error_line(run_within_a_minute({example(), "-o", fifo, "--overwrite", "--verify"}), 2,
                        "--verify needs a regular output file");
   const std::string ranks =
       (fs::path(TRACECOMPACT_FIXTURES) / "golden" / "syn_merge_pp4" / "ranks").string();
-  check_one_error_line(run_cli({ranks, "--merge-pp-ranks", "-o", fifo, "--overwrite", "--verify"}),
-                       2, "--verify needs a regular output file");
+  check_one_error_line(
+      run_within_a_minute({ranks, "--merge-pp-ranks", "-o", fifo, "--overwrite", "--verify"}), 2,
+      "--verify needs a regular output file");
   struct stat info {};
   REQUIRE(::lstat(fifo.c_str(), &info) == 0);
   CHECK(S_ISFIFO(info.st_mode));

@@ -86,6 +86,23 @@ TEST_CASE("an output written over its own input is verified before it replaces i
   CHECK(entries_of(dir.root()).size() == 2);  // the trace and the reference: no temporary file
 }
 
+TEST_CASE("a symbolic link as output stays a link and the file it names gets the trace", "[cli]") {
+  // Renaming over the link would have replaced it (and -o /dev/stdout, with
+  // stdout redirected to a file, would have replaced /dev/stdout).
+  TempDir dir;
+  fs::create_directory(dir.path("elsewhere"));
+  const std::string target = dir.path("elsewhere/target.json");
+  write_bytes(target, "ORIG");
+  fs::create_symlink(target, dir.path("link.json"));
+  const CliOutcome result =
+      run_cli({example(), "-o", dir.path("link.json"), "--overwrite", "--verify"});
+  INFO(result.describe());
+  REQUIRE(result.exit_code == 0);
+  CHECK(fs::is_symlink(dir.path("link.json")));
+  CHECK(read_file(target) == reference_output(dir));
+  CHECK(entries_of(dir.path("elsewhere")).size() == 1);  // no temporary file left
+}
+
 TEST_CASE("default output names follow the input name", "[cli]") {
   TempDir dir;
   const std::string plain = read_bytes(example());

@@ -100,18 +100,25 @@ std::vector<Rank*> place_ranks(std::vector<Rank>& ranks, const MergeLayout& layo
   return pp_order;
 }
 
-// With --verify the finished output is read before it is moved into place, so
-// that a failed check leaves no output behind and an existing file as it was.
-void verify_and_commit(OutputFile& file, const std::vector<Rank*>& pp_order, bool verify,
-                       PhaseTimer& timer) {
-  if (verify) {
-    std::vector<VerifyRank> verify_ranks;
-    for (const Rank* rank : pp_order)
-      verify_ranks.push_back({rank->input.get(), &rank->pid_map, rank->shift.offset_us});
-    verify_merged_output(verify_ranks, file.finish_writing());
+// Puts the written output in place and marks the end of `phase`. With --verify
+// the finished output is read first, so that a failed check leaves no output
+// behind and an existing file as it was; the caller frees what the writing
+// needed before, as the check's peak then adds to it.
+void put_output_in_place(OutputFile& file, const std::vector<Rank*>& pp_order, bool verify,
+                         PhaseTimer& timer, const char* phase) {
+  if (!verify) {
+    file.commit();
+    timer.mark(phase);
+    return;
   }
+  const std::string written = file.finish_writing();
+  timer.mark(phase);
+  std::vector<VerifyRank> verify_ranks;
+  for (const Rank* rank : pp_order)
+    verify_ranks.push_back({rank->input.get(), &rank->pid_map, rank->shift.offset_us});
+  verify_merged_output(verify_ranks, written);
   file.commit();
-  if (verify) timer.mark("verify");
+  timer.mark("verify");
 }
 
 // What a merge hands back once its output is committed.
@@ -131,29 +138,33 @@ MergeWritten merge_after_all_ranks(std::vector<Rank> ranks, const MergeRequest& 
   int64_t next_pid = 1;
   for (Rank* rank : pp_order) rank->number_pids(next_pid);
   const Rank& first = *pp_order.front();
-  MergedArrows arrows(pass_workers(request.threads, first.input->chunk_size()) > 0);
+  std::optional<MergedArrows> arrows(std::in_place,
+                                     pass_workers(request.threads, first.input->chunk_size()) > 0);
   size_t annotations = 0;
   for (const Rank* rank : pp_order) annotations += rank->plan->pp_annotation_count();
-  arrows.expect(annotations);
-  for (const Rank* rank : pp_order) arrows.add_rank(*rank);
-  arrows.build_blocks();
+  arrows->expect(annotations);
+  for (const Rank* rank : pp_order) arrows->add_rank(*rank);
+  arrows->build_blocks();
   // Read into the arrow blocks: pass 2 needs none of the annotation records.
   for (Rank* rank : pp_order) rank->plan->release_annotation_records();
   timer.mark("merged layout and arrow blocks");
   OutputFile file(request.output);
-  MergedDocument document(file.sink(), pp_order, layout.base_ns, request.threads);
-  document.begin();
+  std::optional<MergedDocument> document(std::in_place, file.sink(), pp_order, layout.base_ns,
+                                         request.threads);
+  document->begin();
   for (Rank* rank : pp_order) {
-    document.write_rank(*rank);
+    document->write_rank(*rank);
     rank->release_index();
     // Drawn beside the ranks after the first: all indexes and the first rank's
     // pass-2 buffers at once are the merge's peak, which the drawing would add to.
-    arrows.start_drawing();
+    arrows->start_drawing();
   }
-  document.finish(ranks, arrows);
-  timer.mark("pass 2 (write)");
-  verify_and_commit(file, pp_order, request.verify, timer);
-  return {std::move(ranks), std::move(pp_order), arrows.result().counts};
+  document->finish(ranks, *arrows);
+  const PPArrowCounts counts = arrows->result().counts;
+  document.reset();
+  arrows.reset();
+  put_output_in_place(file, pp_order, request.verify, timer, "pass 2 (write)");
+  return {std::move(ranks), std::move(pp_order), counts};
 }
 
 // Pass 1 of the ranks, in the order they are written, on threads of their own
@@ -318,10 +329,10 @@ std::optional<MergeWritten> merge_while_reading(std::vector<Rank> ranks, const M
   if (write_error) std::rethrow_exception(write_error);
   timer.mark("pass 1, plans and pass 2 (ranks written while later ones are read)");
   document->finish(ranks, *arrows);
-  timer.mark("arrows and the end of the document");
-  verify_and_commit(*file, pp_order, request.verify, timer);
   const PPArrowCounts counts = arrows->result().counts;
   document.reset();
+  arrows.reset();
+  put_output_in_place(*file, pp_order, request.verify, timer, "arrows and the end of the document");
   return MergeWritten{std::move(ranks), std::move(pp_order), counts};
 }
 

@@ -24,6 +24,22 @@ bool written_in_place(const std::string& path) {
          !S_ISDIR(existing.st_mode);
 }
 
+namespace {
+
+// The file a symbolic link leads to (where it exists, or its folder does), so
+// that the output replaces that file and the link stays a link: renaming over
+// the link itself would replace it (`-o /dev/stdout` with stdout redirected to
+// a file would replace /dev/stdout). Any other path is returned as it is.
+std::string followed_link(const std::string& path) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return path;
+  std::error_code error;
+  const fs::path target = fs::weakly_canonical(path, error);
+  return error ? path : target.string();
+}
+
+}  // namespace
+
 void check_output_allowed(const std::string& path, bool overwrite) {
   if (path == "-" || overwrite) return;
   struct stat info {};
@@ -45,7 +61,8 @@ OutputFile::OutputFile(const OutputSpec& spec) : spec_(spec) {
     direct_fd_ = true;
   } else {
     display_name_ = spec.path;
-    const fs::path target(spec.path);
+    target_path_ = followed_link(spec.path);
+    const fs::path target(target_path_);
     const fs::path directory = target.has_parent_path() ? target.parent_path() : fs::path(".");
     create_parent_folders(directory);
     std::string path = (directory / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
@@ -131,6 +148,11 @@ const std::string& OutputFile::finish_writing() {
   if (finished_) return temp_path_.empty() ? spec_.path : temp_path_;
   sink().finish();
   finished_ = true;
+  // Their buffers go before --verify reads the output (the writer's threads
+  // stop before the descriptor closes).
+  behind_.reset();
+  gzip_.reset();
+  plain_.reset();
   if (temp_path_.empty()) return spec_.path;  // stdout or a device, written in place
   if (::close(fd_) != 0) {
     fd_ = -1;
@@ -145,7 +167,7 @@ void OutputFile::commit() {
   if (temp_path_.empty()) return;  // stdout or a device, written in place
   // Without --overwrite a file that appeared meanwhile is not clobbered either.
   const unsigned flags = spec_.overwrite ? 0 : RENAME_NOREPLACE;
-  if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, spec_.path.c_str(), flags) != 0) {
+  if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, target_path_.c_str(), flags) != 0) {
     if (errno == EEXIST)
       fail_usage("output already exists: " + spec_.path + "; pass --overwrite to replace it");
     fail_io("cannot move the output into place at " + spec_.path + ": " + std::strerror(errno));

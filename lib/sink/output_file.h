@@ -36,9 +36,10 @@ class OutputFile {
 
   // Deflating and writing happen on a writer thread behind this sink.
   ByteSink& sink() { return *behind_; }
-  // Flushes and closes the output; returns where its bytes now are (the
-  // temporary file, or the target when written in place), so that --verify can
-  // read them before commit() puts them in place.
+  // Flushes and closes the output and frees its buffers (sink() is gone);
+  // returns where its bytes now are (the temporary file, or the target when
+  // written in place), so that --verify can read them before commit() puts
+  // them in place.
   const std::string& finish_writing();
   // Finishes writing if not done yet and renames the temporary file onto the target.
   void commit();
@@ -50,6 +51,8 @@ class OutputFile {
   void release();  // stops the sinks, closes, and removes what was not committed
   OutputSpec spec_;
   std::string display_name_;
+  std::string
+      target_path_;  // what the temporary file replaces: the path, or the file its link names
   std::string temp_path_;
   int fd_ = -1;
   std::unique_ptr<ByteSink>
