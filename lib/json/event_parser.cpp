@@ -553,9 +553,9 @@ const EventFields& EventParser::parse_in_place(std::string_view text, const Even
   } catch (const Error&) {
     // simdjson reads the padding after a document, and for invalid text what it
     // reports can depend on those bytes (here the input that follows the
-    // event). A fault is judged again on a copy followed by spaces, as events
-    // copied into batches are, so that every way of reading an event reports
-    // it alike.
+    // event, in a batch the next event). A fault is judged again on a copy
+    // followed by spaces, so that every way of reading an event reports it
+    // alike.
     return parse(text, origin);
   }
 }

@@ -190,7 +190,7 @@ size_t CompactionPlan::nearest_slice(uint32_t stream, double ts, uint32_t& hint)
 
 // spec 5: each annotation on an old stream finds its nearest slice there. This
 // runs beside lane packing, whose sort is the plan's peak of memory: 4 bytes per
-// annotation here, the 16-byte outcomes only once the sort is done.
+// annotation here, the 8-byte outcomes only once the sort is done.
 void CompactionPlan::find_annotation_slices() {
   annotation_slices_.resize(index_.annotations.size());
   // Annotations mostly follow their stream's time: each search starts where

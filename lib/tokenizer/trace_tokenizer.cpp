@@ -1,5 +1,7 @@
 #include "tokenizer/trace_tokenizer.h"
 
+#include <simdjson.h>
+
 #include <cstring>
 
 #ifdef __AVX2__
@@ -248,6 +250,9 @@ std::string TraceTokenizer::read_key() {
   std::string key;
   if (!unescape(std::string_view(buffer_.data() + start + 1, end - start - 2), key))
     fail_at("malformed top-level key");
+  // Its raw bytes are copied as they are (escapes give UTF-8): the output
+  // writes the key back, and Python's json reads UTF-8 only.
+  if (!simdjson::validate_utf8(key.data(), key.size())) fail_at("top-level key is not valid UTF-8");
   return key;
 }
 
