@@ -201,31 +201,39 @@ TEST_CASE("a merge into a pipe reads every rank first: it could not start over",
 TEST_CASE("a fault in a rank read after others were written is the fault of the whole merge",
           "[merge][pipelined]") {
   TempDir dir;
+  std::string faulty;  // the rank file the reported fault must name
   SECTION("a slice with a negative duration in the last rank written") {
     write_ranks(dir, true, false, [](int global) {
       return global == 8 ? kernel(0, 7, "5", "-1") : kernel(0, 7, "1", "1");
     });
+    faulty = "rank8_trace.json";
   }
   SECTION("faults in two ranks: the first in file order wins") {
     write_ranks(dir, true, false, [](int global) {
       if (global == 4) return std::string("{\"ph\":\"X\",\"cat\":\"kernel\",\"pid\":0}");
       return global == 8 ? kernel(0, 7, "5", "-1") : kernel(0, 7, "1", "1");
     });
+    faulty = "rank4_trace.json";
   }
   SECTION("a pid beyond 64 bits in a rank written first") {
     write_ranks(dir, true, false, [](int global) {
       return global == 12 ? std::string("{\"ph\":\"i\",\"pid\":18446744073709551615,\"tid\":1}")
                           : kernel(0, 7, "1", "1");
     });
+    faulty = "rank12_trace.json";
   }
   SECTION("a fault in a rank and an output that cannot be written: the rank's comes first") {
     write_ranks(dir, true, false, [](int global) {
       return global == 8 ? kernel(0, 7, "5", "-1") : kernel(0, 7, "1", "1");
     });
     write_file(dir.path("out"), "a file where the output's folder would be");
+    faulty = "rank8_trace.json";
   }
   const std::string expected = merge_fault(request(dir, false, 1));
   REQUIRE(expected != "no fault");
+  INFO(expected);
+  CHECK(expected.find(faulty) != std::string::npos);
+  CHECK(expected.find("output") == std::string::npos);  // no output fault came first
   for (unsigned threads : {0u, 2u, 4u}) {
     INFO("threads " << threads);
     CHECK(merge_fault(request(dir, true, threads)) == expected);

@@ -29,9 +29,16 @@ std::vector<std::string> events_of(const std::string& trace) {
 std::vector<std::string> fixture_events(const std::string& directory) {
   std::vector<std::string> events;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(directory)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".json") continue;
-    for (std::string& event : events_of(read_file(entry.path().string())))
-      events.push_back(std::move(event));
+    const std::string name = entry.path().filename().string();
+    const bool trace = name.ends_with(".json") || name.ends_with(".json.gz");
+    if (!entry.is_regular_file() || !trace) continue;
+    std::string text;
+    try {
+      text = read_file(entry.path().string());  // gzip-aware
+    } catch (const std::exception&) {
+      continue;  // a broken gzip stream of fixtures/bad: no events to take
+    }
+    for (std::string& event : events_of(text)) events.push_back(std::move(event));
   }
   return events;
 }
