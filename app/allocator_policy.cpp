@@ -22,15 +22,16 @@ void set_allocator_policy() {
   // (docs/performance_history.md, session 23).
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   mallopt(M_ARENA_MAX, 1);
-  // Each block over the threshold is its own mapping now: the library may offer
-  // its large arrays as huge pages (util/huge_page_pool.h).
+  // A block over the threshold is its own mapping now, unless a free chunk of
+  // the heap can hold it: the library may offer its large arrays as huge pages
+  // (util/huge_page_pool.h).
   tracecompact::large_blocks_are_mapped_alone();
 }
 
 }  // namespace tracecompact_cli
 
-// Blocks of 4 MiB and more (the plan's arrays, every one of
-// them mapped on its own by glibc) are offered as transparent huge pages, as
+// Blocks of 4 MiB and more (the plan's arrays, most of them mapped on their own
+// by glibc) are offered as transparent huge pages, as
 // glibc's glibc.malloc.hugetlb=1 tunable would: a first touch then costs per
 // 2 MiB about what it costs per 4 KiB page (~11 us on some of these machines).
 // Each block holds at most one huge page it has not filled. Under a sanitizer

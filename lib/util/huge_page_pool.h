@@ -5,7 +5,8 @@
 // ones: 64 MiB touched page by page took 187-251 ms, as huge pages 6-9 ms. The
 // buffers are a few hundred KiB each, so they share huge pages ("slabs"): a
 // buffer takes whole 4 KiB pages of a slab, and a slab goes back to the system
-// when its last buffer does, so the peak stays what the buffers hold.
+// when its last buffer does (but for one empty slab kept for the next buffer),
+// so the peak stays what the buffers hold.
 #pragma once
 
 #include <cstddef>
@@ -30,11 +31,13 @@ void huge_pool_deallocate(void* memory, size_t bytes) noexcept;
 void advise_huge_pages(void* memory, size_t bytes) noexcept;
 
 // Large blocks (the plan's arrays) get that advice from this size on, once the
-// program has said that malloc maps each of them on its own (a fixed mmap
-// threshold below it: app/allocator_policy.cpp). Then a huge page is never shared
-// with another block, and each block holds at most one it has not filled. Without
-// that, glibc may serve such blocks from its heap, where the advice would outlive
-// the block and reach later small allocations: no advice.
+// program has said that malloc maps most of them on its own (a fixed mmap
+// threshold below it: app/allocator_policy.cpp). Then a huge page is rarely
+// shared with another block, and each block holds at most one it has not filled.
+// glibc still serves a block from its heap when a free chunk there is large
+// enough (freed neighbours merge), and there the advice outlives the block and
+// reaches later small allocations: more memory counted, never wrong output.
+// Without the fixed threshold that is the rule, so then no advice.
 inline constexpr size_t kHugePagesFrom = size_t{4} << 20;
 void large_blocks_are_mapped_alone() noexcept;
 void advise_huge_pages_if_large(void* memory, size_t bytes) noexcept;

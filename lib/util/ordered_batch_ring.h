@@ -28,6 +28,7 @@ class OrderedBatchRing {
   OrderedBatchRing(unsigned workers, size_t batches_per_worker, MakeWorker make_worker)
       : batches_(std::max(workers, 1u) * batches_per_worker), done_(batches_.size(), false) {
     if (workers == 0) throw std::logic_error("an ordered batch ring needs a worker");
+    threads_.reserve(workers);  // a push_back that throws would drop a running thread
     try {
       for (unsigned w = 0; w < workers; ++w)
         threads_.push_back(start_helper_thread([this, make_worker] {

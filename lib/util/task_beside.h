@@ -6,6 +6,7 @@
 #include <functional>
 #include <future>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -27,7 +28,12 @@ class TaskBeside {
   TaskBeside& operator=(const TaskBeside&) = delete;
 
   void start() {
-    if (!thread_.joinable() && !result_) thread_ = start_helper_thread(std::ref(task_));
+    if (thread_.joinable() || result_) return;
+    try {
+      thread_ = start_helper_thread(std::ref(task_));
+    } catch (const std::system_error&) {
+      // No thread to spare: result() computes it when asked.
+    }
   }
   // Waits for the result (or computes it now); rethrows what the computation threw.
   Result& result() {
