@@ -437,13 +437,15 @@ scenario_traces() {
     against_zcat_gzip traces_gzip "$(basename -- "$f")" "$f" "$(zcat -- "$f" | wc -c)"
   done
   local -a gzip_ranks=("$dir"/rank*_trace.json.gz)
-  if ((${#ranks[@]} >= 2)) && [[ -e ${gzip_ranks[0]} ]]; then
-    # The merge would read them too, while the one-by-one runs and the MB/s
-    # count the plain ranks only: the two sides would differ in input.
-    echo "run_bench.sh: $dir: merge not measured: it mixes plain and gzip rank traces" >&2
-  elif ((${#ranks[@]} >= 2)); then
-    merge_against_one_by_one traces_merge "merge ${#ranks[@]} ranks $(basename -- "$dir")" "$dir" \
-      "${#ranks[@]}"
+  if ((${#ranks[@]} >= 2)); then
+    if [[ -e ${gzip_ranks[0]} ]]; then
+      # The merge would read them too, while the one-by-one runs and the MB/s
+      # count the plain ranks only: the two sides would differ in input.
+      echo "run_bench.sh: $dir: merge not measured: it mixes plain and gzip rank traces" >&2
+    else
+      merge_against_one_by_one traces_merge "merge ${#ranks[@]} ranks $(basename -- "$dir")" \
+        "$dir" "${#ranks[@]}"
+    fi
   fi
 }
 

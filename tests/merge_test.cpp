@@ -1,14 +1,12 @@
 // Merge mode (spec 11): rank discovery and ordering, checks, and arrow counting.
 #include <catch2/catch.hpp>
 
-#include <set>
-
-#include "merge/rank_files.h"
-
 #include <rapidjson/document.h>
 
 #include <filesystem>
+#include <set>
 
+#include "merge/rank_files.h"
 #include "support/json_compare.h"
 #include "support/temp_dir.h"
 #include "support/trace_builder.h"

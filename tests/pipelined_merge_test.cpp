@@ -50,6 +50,15 @@ std::string rank_trace(int global_rank, int steps, int64_t base, bool base_first
   return "{" + info + ",\"traceEvents\":[" + events + "],\"traceName\":\"r\"," + base_member + "}";
 }
 
+// Rank 0 as write_ranks writes it, but for a PP group that puts rank 4 first
+// (rank 0 is the first file, so its group orders the ranks).
+std::string rank0_putting_rank4_first(bool base_first) {
+  std::string text = rank_trace(0, 3000, 1700000000000000000, base_first);
+  text.replace(text.find(kGroups), kGroups.size(),
+               "[{\"pg_desc\":\"mesh_pp\",\"ranks\":[4,0,12,8]}]");
+  return text;
+}
+
 struct Written {
   std::string summary;
   std::string output;
@@ -128,14 +137,10 @@ TEST_CASE("a rank changed after its layout was read ahead is merged as pass 1 re
   TempDir dir;
   write_ranks(dir, GENERATE(true, false), false);
   auto r = request(dir, true, 2);
-  // Rank 8 gets the smallest base, and the PP group of rank 0 (the first file,
-  // whose group orders the ranks) puts rank 4 first.
+  // Rank 8 gets the smallest base, and rank 0's PP group puts rank 4 first.
   r.after_preview = [&] {
     write_file(dir.path("rank8_trace.json"), rank_trace(8, 9000, 1600000000000000000, true));
-    std::string text = rank_trace(0, 3000, 1700000000000000000, false);
-    text.replace(text.find(kGroups), kGroups.size(),
-                 "[{\"pg_desc\":\"mesh_pp\",\"ranks\":[4,0,12,8]}]");
-    write_file(dir.path("rank0_trace.json"), text);
+    write_file(dir.path("rank0_trace.json"), rank0_putting_rank4_first(false));
   };
   const Written run = merged(r);
   CHECK_FALSE(run.while_reading);  // started over, every rank read first
@@ -159,10 +164,7 @@ TEST_CASE("a merge into a pipe reads every rank first: it could not start over",
   bool read_ahead = false;
   r.after_preview = [&] {  // as in the test above: rank 4 comes first after all
     read_ahead = true;
-    std::string text = rank_trace(0, 3000, 1700000000000000000, true);
-    text.replace(text.find(kGroups), kGroups.size(),
-                 "[{\"pg_desc\":\"mesh_pp\",\"ranks\":[4,0,12,8]}]");
-    write_file(dir.path("rank0_trace.json"), text);
+    write_file(dir.path("rank0_trace.json"), rank0_putting_rank4_first(true));
   };
   // The pipe is read without blocking, so that the test ends whatever the
   // merge does: the reader drains it until the merge has returned.

@@ -145,7 +145,7 @@ void OutputFile::remove_created_folders() {
 }
 
 const std::string& OutputFile::finish_writing() {
-  if (finished_) return temp_path_.empty() ? spec_.path : temp_path_;
+  if (finished_) return written_path();
   sink().finish();
   finished_ = true;
   // Their buffers go before --verify reads the output (the writer's threads
@@ -153,13 +153,13 @@ const std::string& OutputFile::finish_writing() {
   behind_.reset();
   gzip_.reset();
   plain_.reset();
-  if (temp_path_.empty()) return spec_.path;  // stdout or a device, written in place
+  if (temp_path_.empty()) return written_path();  // stdout or a device: no file to close
   if (::close(fd_) != 0) {
     fd_ = -1;
     fail_io("cannot write " + display_name_ + ": " + std::strerror(errno));
   }
   fd_ = -1;
-  return temp_path_;
+  return written_path();
 }
 
 void OutputFile::commit() {

@@ -49,10 +49,12 @@ class OutputFile {
 
  private:
   void release();  // stops the sinks, closes, and removes what was not committed
+  // Where the bytes go: the temporary file, or the target when written in place.
+  const std::string& written_path() const { return temp_path_.empty() ? spec_.path : temp_path_; }
   OutputSpec spec_;
   std::string display_name_;
-  std::string
-      target_path_;  // what the temporary file replaces: the path, or the file its link names
+  // What the temporary file replaces: the path, or the file its link names.
+  std::string target_path_;
   std::string temp_path_;
   int fd_ = -1;
   std::unique_ptr<ByteSink>

@@ -1,6 +1,7 @@
 // --verify: each of its checks fails on an output that breaks it, and passes
-// the same output put right, so that a check that could never fail shows here. The outputs are
-// written by hand: the verifier judges any file against the input.
+// the same output put right, so that a check that could never fail shows here.
+// The outputs are written by hand: the verifier judges any file against the
+// input.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
