@@ -143,10 +143,13 @@ MergeWritten merge_after_all_ranks(std::vector<Rank> ranks, const MergeRequest& 
   size_t annotations = 0;
   for (const Rank* rank : pp_order) annotations += rank->plan->pp_annotation_count();
   arrows->expect(annotations);
-  for (const Rank* rank : pp_order) arrows->add_rank(*rank);
+  // Each rank's annotation records go once they are read into the list: pass 2
+  // needs none of them, and the blocks' peak must not add to theirs.
+  for (Rank* rank : pp_order) {
+    arrows->add_rank(*rank);
+    rank->plan->release_annotation_records();
+  }
   arrows->build_blocks();
-  // Read into the arrow blocks: pass 2 needs none of the annotation records.
-  for (Rank* rank : pp_order) rank->plan->release_annotation_records();
   timer.mark("merged layout and arrow blocks");
   OutputFile file(request.output);
   std::optional<MergedDocument> document(std::in_place, file.sink(), pp_order, layout.base_ns,

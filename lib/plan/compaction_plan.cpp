@@ -73,7 +73,7 @@ void CompactionPlan::assign_lanes() {
       [&](const SliceRecord& s) {
         return stream_bucket[s.stream * kGroupCount + static_cast<int>(s.group)];
       },
-      [](const SliceRecord& s) { return s.end(); }, BucketSort::kKeys, bucket_begin);
+      [](const SliceRecord& s) { return s.end(); }, BucketSort::kRadix, bucket_begin);
   pid_groups = {};
   // Lane tids go above every integer tid (spec 4); 64 bits must hold them all.
   auto above = [](int64_t tid, uint64_t by) {
@@ -134,7 +134,7 @@ void CompactionPlan::group_by_lane(const SliceOrder& order) {
 void CompactionPlan::index_streams() {
   by_stream_ = bucketed_slices(
       index_.slices, index_.streams.size(), [](const SliceRecord& s) { return s.stream; },
-      [](const SliceRecord&) { return 0.0; }, BucketSort::kInPlace, stream_begin_);
+      [](const SliceRecord&) { return 0.0; }, BucketSort::kComparison, stream_begin_);
 }
 
 std::optional<int64_t> CompactionPlan::flow_lane_tid(StreamKey stream, double ts,
@@ -250,19 +250,24 @@ void CompactionPlan::coalesce_annotations() {
   auto candidate = [&](uint32_t i) {
     return outcomes_[i].kept() && records[i].identity != StringTable::kNone;
   };
-  std::vector<uint32_t> candidates;
   size_t candidate_count = 0;
-  for (uint32_t i = 0; i < records.size(); ++i) candidate_count += candidate(i);
-  candidates.reserve(candidate_count);
   uint32_t identity_count = 0;
   for (uint32_t i = 0; i < records.size(); ++i) {
     if (!candidate(i)) continue;
-    candidates.push_back(i);
+    ++candidate_count;
     identity_count = std::max(identity_count, records[i].identity + 1);
   }
-  std::vector<uint32_t> identity_begin;
-  counting_sort(
-      candidates, identity_count, [&](uint32_t i) { return records[i].identity; }, &identity_begin);
+  // Placed by identity straight from the records: a list sorted afterwards
+  // would hold two copies at once, beside the spans being built.
+  std::vector<uint32_t> candidates(candidate_count);
+  std::vector<uint32_t> identity_begin = place_by_key(
+      identity_count,
+      [&](auto visit) {
+        for (uint32_t i = 0; i < records.size(); ++i)
+          if (candidate(i)) visit(i);
+      },
+      [&](uint32_t i) { return records[i].identity; },
+      [&](uint32_t position, uint32_t i) { candidates[position] = i; });
   // (tid, start, end, index), each looked up only when the ones before tie:
   // an identity may hold a million annotations (the same region on every
   // step), and profilers write most in order, which is_sorted confirms first.
@@ -282,6 +287,9 @@ void CompactionPlan::coalesce_annotations() {
     if (last - first > 1 && !std::is_sorted(first, last, before)) std::sort(first, last, before);
   }
   identity_begin = {};
+  // A cluster holds two candidates or more. Reserved (pages never written cost
+  // nothing) rather than grown: a regrowth holds the old and the new copy.
+  retimed_.reserve(candidates.size() / 2);
   auto same_identity = [&](uint32_t a, uint32_t b) {
     return records[a].identity == records[b].identity && annotation_tid(a) == annotation_tid(b);
   };

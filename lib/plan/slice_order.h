@@ -46,10 +46,13 @@ class SliceOrder {
   size_t size_ = 0;
 };
 
-// How bucketed_slices sorts a bucket that event order leaves unsorted.
+// How bucketed_slices sorts a bucket that event order leaves unsorted. Both
+// sort the 4-byte indexes themselves, looking starts up in the records: keys
+// copied out beside them (12 bytes per slice of the bucket) were the plan's
+// peak of memory.
 enum class BucketSort {
-  kKeys,     // as 12-byte keys, radix sorted by start: 12 more bytes per slice of the bucket
-  kInPlace,  // the 4-byte indexes themselves, looking starts up in the records: no memory
+  kRadix,       // by an in-place radix sort on start: large buckets (lane packing)
+  kComparison,  // by std::sort: buckets that are mostly in order already (streams)
 };
 
 // Slice indexes by (bucket, start, tiebreak, index), and where each bucket
@@ -77,33 +80,18 @@ SliceOrder bucketed_slices(const ChunkedVector<SliceRecord>& slices, size_t buck
     if (ta != tb) return ta < tb;
     return a < b;
   };
-  // 12 bytes, not 16: the largest unsorted bucket's keys are the plan's peak of memory.
-  struct __attribute__((packed)) Key {
-    double start;
-    uint32_t slice;
-  };
-  static_assert(sizeof(Key) == 12);
-  std::vector<Key> keys;
   for (size_t b = 0; b < bucket_count; ++b) {
     uint32_t* const first = order.begin() + bucket_begin[b];
     uint32_t* const last = order.begin() + bucket_begin[b + 1];
     if (std::is_sorted(first, last, before)) continue;
-    if (how == BucketSort::kInPlace) {
+    if (how == BucketSort::kComparison) {
       std::sort(first, last, before);
       continue;
     }
-    const auto size = static_cast<size_t>(last - first);
-    // Grown by a fresh allocation: a resize would copy the old keys beside the new.
-    if (keys.capacity() < size) {
-      keys = std::vector<Key>();
-      keys.reserve(size);
-    }
-    keys.resize(size);
-    for (size_t k = 0; k < keys.size(); ++k) keys[k] = {slices[first[k]].start(), first[k]};
+    // The first digit's pass reads the records in event order; after it, each
+    // range covers a small stretch of time, whose records lie close together.
     radix_sort_by_double(
-        keys.data(), keys.data() + keys.size(), [](const Key& k) { return k.start; },
-        [&](const Key& a, const Key& b) { return before(a.slice, b.slice); });
-    for (size_t k = 0; k < keys.size(); ++k) first[k] = keys[k].slice;
+        first, last, [&](uint32_t i) { return slices[i].start(); }, before);
   }
   return order;
 }

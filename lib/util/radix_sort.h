@@ -1,9 +1,9 @@
 // An in-place sort of records by a double key: the plan's largest sort (the
-// lane packing order of every compute slice) as an MSD radix sort, which takes
-// a few passes over the records where a comparison sort takes log2(n) rounds of
-// comparisons. In place (American flag sort), because those records are the
-// plan's peak of memory: a second buffer, as an LSD radix sort needs, would
-// raise it by their size.
+// lane packing order of every compute slice, as 4-byte indexes whose keys are
+// looked up) as an MSD radix sort, which takes a few passes over the records
+// where a comparison sort takes log2(n) rounds of comparisons. In place
+// (American flag sort), because the plan's memory peaks here: a second buffer,
+// as an LSD radix sort needs, would raise it by the records' size.
 #pragma once
 
 #include <algorithm>

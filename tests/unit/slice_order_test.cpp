@@ -45,7 +45,7 @@ TEST_CASE("bucketed slices equal a stable sort by bucket, start and tie-break") 
       return std::make_tuple(slices[a].stream, slices[a].start(), slices[a].end()) <
              std::make_tuple(slices[b].stream, slices[b].start(), slices[b].end());
     });
-    for (const BucketSort how : {BucketSort::kKeys, BucketSort::kInPlace}) {
+    for (const BucketSort how : {BucketSort::kRadix, BucketSort::kComparison}) {
       std::vector<uint32_t> bucket_begin;
       const SliceOrder order = bucketed_slices(slices, 7, bucket, end, how, bucket_begin);
       CHECK(std::vector<uint32_t>(order.begin(), order.end()) == expected);
