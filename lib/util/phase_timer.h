@@ -24,8 +24,8 @@ class PhaseTimer {
     const double cpu = cpu_seconds();
     char cpu_text[32];
     std::snprintf(cpu_text, sizeof cpu_text, "%.3f", cpu - last_cpu_);
-    phases_.emplace_back(std::move(phase) + " (peak " + std::to_string(peak_rss_mb()) +
-                             " MB, cpu " + cpu_text + " s)",
+    phases_.emplace_back(std::move(phase) + " (peak " + std::to_string(peak_rss_mib()) +
+                             " MiB, cpu " + cpu_text + " s)",
                          std::chrono::duration<double>(now - last_).count());
     last_ = now;
     last_cpu_ = cpu;
@@ -37,8 +37,9 @@ class PhaseTimer {
     auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
   }
-  // Peak resident memory of the process so far (VmHWM), in MB.
-  static long peak_rss_mb() {
+  // Peak resident memory of the process so far (VmHWM, which the kernel gives
+  // in KiB), in MiB.
+  static long peak_rss_mib() {
     std::ifstream status("/proc/self/status");
     std::string line;
     while (std::getline(status, line))
