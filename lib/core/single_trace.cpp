@@ -71,15 +71,14 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   PPAnnotationList pp_annotations;
   pp_annotations.items.reserve(state_->plan->pp_annotation_count());
   state_->plan->append_pp_annotations(pp_annotations);
-  // Read into the PP annotations: pass 2 needs none of the records, and the
-  // blocks' peak below must not add to theirs.
+  // Read into the PP annotations: pass 2 needs none of the records.
   state_->plan->release_annotation_records();
-  // The blocks here, where the plan's own temporaries are gone: their memory
-  // peak must not add to pass 2's buffers. The drawing is what takes the time.
-  state_->arrows.emplace([blocks = build_pp_blocks(std::move(pp_annotations),
-                                                   state_->plan->pp_lane_sets())]() mutable {
-    return draw_pp_arrows(std::move(blocks), false, kFirstPPFlowId);
-  });
+  // The blocks and the arrows beside pass 2. With the records gone first, the
+  // blocks' peak and pass 2's buffers together stay under the plan's peak.
+  state_->arrows.emplace(
+      [annotations = std::move(pp_annotations), lanes = state_->plan->pp_lane_sets()]() mutable {
+        return draw_pp_arrows(std::move(annotations), lanes, false, kFirstPPFlowId);
+      });
   if (workers_ > 0) state_->arrows->start();
   if (timer_) timer_->mark("plan");
 }
