@@ -476,32 +476,48 @@ void CompactionPlan::visit_pp_annotations(const std::vector<uint32_t>& annotatio
     if (!outcomes_[i].kept() || !(a.flags & kPhaseX) || !numeric || a.name == StringTable::kNone ||
         annotation_name_ids[a.name] == StringTable::kNone)
       continue;
-    visit(StreamKey{annotation_pid(i), annotation_tid(i)}, a.ts, a.dur,
-          annotation_name_ids[a.name]);
+    visit(track_slot(i), a.ts, a.dur, annotation_name_ids[a.name]);
   }
   for (const auto& span : spans_) {
     if (region_name_ids[span.region] == StringTable::kNone) continue;
-    visit(StreamKey{span_pid(span), span_tid(span)}, span.start, span.end - span.start,
-          region_name_ids[span.region]);
+    visit(span.lane, span.start, span.end - span.start, region_name_ids[span.region]);
   }
+}
+
+uint32_t CompactionPlan::track_slot(size_t annotation) const {
+  const AnnotationOutcome& o = outcomes_[annotation];
+  return o.moved() ? o.place : static_cast<uint32_t>(lanes_.size()) + o.place;
+}
+
+StreamKey CompactionPlan::slot_track(uint32_t slot) const {
+  if (slot < lanes_.size()) return {lanes_[slot].pid, lanes_[slot].annotation_tid};
+  return index_.annotation_tracks[slot - lanes_.size()];
 }
 
 size_t CompactionPlan::pp_annotation_count() const {
   size_t count = 0;
   visit_pp_annotations(pp_name_ids(index_.annotation_names, nullptr),
                        pp_name_ids(index_.region_names, nullptr),
-                       [&](StreamKey, double, double, uint32_t) { ++count; });
+                       [&](uint32_t, double, double, uint32_t) { ++count; });
   return count;
 }
 
 void CompactionPlan::append_pp_annotations(
     PPAnnotationList& out, double ts_offset,
     const std::unordered_map<int64_t, int64_t>* pid_map) const {
+  // The list's id of each track, looked up (and its pid mapped) once per
+  // track rather than once per annotation.
+  std::vector<uint32_t> slot_ids(lanes_.size() + index_.annotation_tracks.size(), kNoTrack);
   visit_pp_annotations(pp_name_ids(index_.annotation_names, &out),
                        pp_name_ids(index_.region_names, &out),
-                       [&](StreamKey track, double ts, double dur, uint32_t name) {
-                         if (pid_map) track.pid = pid_map->at(track.pid);
-                         out.add(ts + ts_offset, dur, out.add_track(track), name);
+                       [&](uint32_t slot, double ts, double dur, uint32_t name) {
+                         uint32_t& id = slot_ids[slot];
+                         if (id == kNoTrack) {
+                           StreamKey track = slot_track(slot);
+                           if (pid_map) track.pid = pid_map->at(track.pid);
+                           id = out.add_track(track);
+                         }
+                         out.add(ts + ts_offset, dur, id, name);
                        });
 }
 

@@ -132,6 +132,12 @@ class CompactionPlan {
   void count();
   size_t nearest_slice(uint32_t stream, double ts, uint32_t& hint) const;
   size_t first_start_after(size_t begin, size_t end, double ts, size_t hint) const;
+  // Where a PP annotation is drawn, as one number for lanes' annotation tracks
+  // (the lane) and old tracks (after the lanes): its track is slot_track(slot).
+  uint32_t track_slot(size_t annotation) const;
+  StreamKey slot_track(uint32_t slot) const;
+  static constexpr uint32_t kNoTrack = UINT32_MAX;
+  // Calls visit(slot, ts, dur, name id) for each PP annotation in list order.
   template <typename Visit>
   void visit_pp_annotations(const std::vector<uint32_t>& annotation_name_ids,
                             const std::vector<uint32_t>& region_name_ids, Visit&& visit) const;
