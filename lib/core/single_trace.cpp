@@ -43,8 +43,8 @@ void write_local_flows_value(JsonOut& out, const LocalFlowSummary& flows) {
 struct SingleTraceJob::State {
   TraceIndex index;
   std::unique_ptr<CompactionPlan> plan;
-  // The PP arrows are written last: with workers they are drawn (from blocks
-  // built with the plan) on a thread of their own while pass 2 writes the events
+  // The PP arrows are written last: with workers their blocks are built and
+  // the arrows drawn on a thread of their own while pass 2 writes the events
   // (the write is mostly waiting on the disk by then), else when pass 2 asks.
   std::optional<TaskBeside<PPArrowResult>> arrows;
   SingleTraceOutcome outcome;
@@ -74,7 +74,8 @@ SingleTraceJob::SingleTraceJob(const TraceInput& input, PhaseTimer* timer, unsig
   // Read into the PP annotations: pass 2 needs none of the records.
   state_->plan->release_annotation_records();
   // The blocks and the arrows beside pass 2. With the records gone first, the
-  // blocks' peak and pass 2's buffers together stay under the plan's peak.
+  // blocks' peak and pass 2's buffers together stay under the plan's own peak
+  // on large traces (on small ones pass 2's fixed buffers are the peak anyway).
   state_->arrows.emplace(
       [annotations = std::move(pp_annotations), lanes = state_->plan->pp_lane_sets()]() mutable {
         return draw_pp_arrows(std::move(annotations), lanes, false, kFirstPPFlowId);

@@ -25,9 +25,10 @@ namespace tracecompact {
 
 CompactionPlan::CompactionPlan(TraceIndex& index, bool parallel) : index_(index) {
   // Steps that touch disjoint state run side by side. Lane packing is the
-  // longest step and its sort the plan's peak of memory, so beside it run only
-  // the stream order (its 4-byte indexes sorted in place) and the annotations'
-  // nearest slices (4 bytes each); their lanes' tids come after.
+  // longest step and its sort one of the plan's high points of memory, so
+  // beside it run only the stream order (its 4-byte indexes sorted in place)
+  // and the annotations' nearest slices (4 bytes each); their lanes' tids come
+  // after.
   run_side_by_side(
       parallel,
       [&] {
@@ -189,8 +190,9 @@ size_t CompactionPlan::nearest_slice(uint32_t stream, double ts, uint32_t& hint)
 }
 
 // spec 5: each annotation on an old stream finds its nearest slice there. This
-// runs beside lane packing, whose sort is the plan's peak of memory: 4 bytes per
-// annotation here, the 8-byte outcomes only once the sort is done.
+// runs beside lane packing, whose sort is one of the plan's high points of
+// memory: 4 bytes per annotation here, the 8-byte outcomes only once the sort
+// is done.
 void CompactionPlan::find_annotation_slices() {
   annotation_slices_.resize(index_.annotations.size());
   // Annotations mostly follow their stream's time: each search starts where

@@ -2,8 +2,9 @@
 // lane packing order of every compute slice, as 4-byte indexes whose keys are
 // looked up) as an MSD radix sort, which takes a few passes over the records
 // where a comparison sort takes log2(n) rounds of comparisons. In place
-// (American flag sort), because the plan's memory peaks here: a second buffer,
-// as an LSD radix sort needs, would raise it by the records' size.
+// (American flag sort), because the plan's memory is near its peak here: a
+// second buffer, as an LSD radix sort needs, would raise it by the records'
+// size.
 #pragma once
 
 #include <algorithm>
