@@ -5,39 +5,11 @@
 #include <cstdint>
 #include <string>
 
-#include "index/index_pass.h"
-#include "tracecompact/error.h"
-
-namespace {
-
-// What pass 1 found, as text: enough to tell two indexes apart where the plan
-// and pass 2 would see a difference, or the error it ended with.
-std::string fingerprint(const std::string& bytes, unsigned workers) {
-  try {
-    const tracecompact::TraceIndex index =
-        tracecompact::build_index(tracecompact::TraceInput::from_memory(bytes), workers);
-    std::string out = std::to_string(index.event_count) + " " + std::to_string(index.input_bytes) +
-                      " " + std::to_string(index.events_end) + " |";
-    for (size_t i = 0; i < index.slices.size(); ++i)
-      out += " " + std::to_string(index.slices[i].ts) + "/" + std::to_string(index.slices[i].dur) +
-             "/" + std::to_string(index.slices[i].stream);
-    out += " |";
-    for (size_t i = 0; i < index.annotations.size(); ++i)
-      out += " " + std::to_string(index.annotations[i].identity);
-    out += " |";
-    for (const auto& start : index.segment_starts)
-      out += " " + std::to_string(start.offset) + "@" + std::to_string(start.index);
-    for (const auto& value : index.top_level) out += " " + value.key + "=" + value.text;
-    return out;
-  } catch (const tracecompact::Error& e) {
-    return std::string("error: ") + e.what();
-  }
-}
-
-}  // namespace
+#include "support/index_fingerprint.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
-  if (fingerprint(bytes, 0) != fingerprint(bytes, 2)) __builtin_trap();
+  if (testsupport::index_fingerprint(bytes, 0) != testsupport::index_fingerprint(bytes, 2))
+    __builtin_trap();
   return 0;
 }

@@ -8,26 +8,9 @@
 #include <fstream>
 #include <iterator>
 
-#include "index/index_pass.h"
+#include "support/index_fingerprint.h"
 #include "support/json_compare.h"
 #include "tracecompact/tracecompact.h"
-
-namespace {
-
-// How pass 1 ended: the fault's message, or what it counted.
-std::string pass1_outcome(const std::string& bytes, unsigned workers) {
-  try {
-    const tracecompact::TraceIndex index =
-        tracecompact::build_index(tracecompact::TraceInput::from_memory(bytes), workers);
-    return "read " + std::to_string(index.event_count) + " events, " +
-           std::to_string(index.slices.size()) + " slices, " +
-           std::to_string(index.annotations.size()) + " annotations";
-  } catch (const tracecompact::Error& error) {
-    return error.what();
-  }
-}
-
-}  // namespace
 
 TEST_CASE("fuzzer regressions end in output or a clean error", "[fuzz]") {
   const auto dir =
@@ -44,7 +27,7 @@ TEST_CASE("fuzzer regressions end in output or a clean error", "[fuzz]") {
       tracecompact::compact_buffer(bytes, output);
     } catch (const tracecompact::Error&) {
     }
-    CHECK(pass1_outcome(bytes, 0) == pass1_outcome(bytes, 2));
+    CHECK(testsupport::index_fingerprint(bytes, 0) == testsupport::index_fingerprint(bytes, 2));
   }
   CHECK(seen >= 1);
 }

@@ -2,7 +2,6 @@
 // and its CPU time.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <cstring>
 #include <regex>
 #include <string>
