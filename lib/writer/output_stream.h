@@ -62,10 +62,9 @@ class OutputStream {
       write(bytes.data() + begin, end - begin);
       return;
     }
-    if (used_ <= begin) {
+    if (used_ <= begin) {  // counted below, with the rest of the buffer
       begin -= used_;
       std::memcpy(bytes.data() + begin, buffer_.data(), used_);
-      written_ += used_;
       used_ = 0;
     } else {
       drain();
