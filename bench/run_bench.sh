@@ -3,7 +3,9 @@
 #   json    tracecompact IN.json -o OUT.json             vs  parse_floor IN.json
 #   gzip    tracecompact IN.json.gz -o OUT.json.gz       vs  zcat IN.json.gz | gzip -1 > OUT
 #   merge   tracecompact DIR --merge-pp-ranks (4 ranks)  vs  the 4 ranks compacted one by one
-#           (and, for reference, one by one with --threads 1)
+#           (and, for reference, one by one with --threads 1, and the ranks compacted by
+#           one-thread processes side by side, as many at a time as the merge's --threads:
+#           the fastest that many cores compact them without merging)
 #   shapes  worst cases at two scales, against parse_floor, so linearity can be judged
 #   traces  with --traces DIR: your own traces, each against parse_floor (or zcat | gzip -1),
 #           and their merge against one by one when DIR holds two or more rank traces
@@ -390,7 +392,8 @@ scenario_gzip() {  # scenario_gzip SIZE_MB
 }
 
 # merge_against_one_by_one SCENARIO LABEL DIR COUNT: the merge of DIR's rank<N>_trace.json
-# files against compacting them one by one (and, for reference, one by one on one thread).
+# files against compacting them one by one (and, for reference, one by one on one thread,
+# and side by side: one-thread processes, --threads of them at a time).
 merge_against_one_by_one() {
   local scenario=$1 label=$2 dir=$3 count=$4 i
   warm_inputs "$dir"
@@ -408,6 +411,14 @@ merge_against_one_by_one() {
     run_into ranks1 "$label, one by one, 1 thread" bash -c \
       'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" --threads 1 -o "$3/one_$(basename "$f")"; done' _ \
       "$dir" "$TOOL" "$WORK"
+    # For reference: the schedule a merge on --threads cores cannot beat without
+    # doing less work than the ranks' own (no merging: no pid, ts or flow id
+    # rewritten, no cross-rank arrows).
+    # shellcheck disable=SC2016  # expanded by the inner bash
+    run_into side "$label, side by side" bash -c \
+      'set -o pipefail; printf "%s\0" "$1"/rank*_trace.json |
+        xargs -0 -n 1 -P "$4" bash -c '\''exec "$1" "$3" --threads 1 -o "$2/one_${3##*/}"'\'' _ "$2" "$3"' _ \
+      "$dir" "$TOOL" "$WORK" "$THREADS"
   done
   finish_tool merge
   finish_key ranks
@@ -415,6 +426,9 @@ merge_against_one_by_one() {
   finish_key ranks1
   record "${scenario}_vs_one_thread" "$label" "$dir" "$(dir_json_bytes "$dir")" \
     "one by one, --threads 1"
+  finish_key side
+  record "${scenario}_vs_side_by_side" "$label" "$dir" "$(dir_json_bytes "$dir")" \
+    "$THREADS at a time, 1 thread"
 }
 
 scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
