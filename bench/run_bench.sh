@@ -28,7 +28,8 @@ usage: run_bench.sh --tool PATH --gen PATH --floor PATH [options]
                      against the parse floor, each *.json.gz against zcat | gzip -1, and
                      the merge of its rank<N>_trace.json files (two or more) against one by one
   --seed S           generator seed (default: 1)
-  --threads N        --threads for the merge run (default: 2)
+  --threads N        --threads for the merge run, and the side-by-side reference's processes
+                     at a time (default: 2)
   --timeout SECONDS  per command (default: 3600)
   --settle SECONDS   pause after removing earlier outputs, before each run (default: 3)
   --out FILE         results as JSON (default: bench/results.json)
@@ -85,6 +86,11 @@ for exe in "$TOOL" "$GEN" "$FLOOR"; do
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive integer"
 [[ $SETTLE =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--settle must be a number of seconds"
+[[ $THREADS =~ ^[0-9]+$ ]] || die "--threads must be a non-negative integer"
+# The merge's ranks indexed at once: --threads, or with 0 the tool's default (one
+# per core); the side-by-side reference runs that many processes at a time.
+SIDE_BY_SIDE=$THREADS
+((SIDE_BY_SIDE > 0)) || SIDE_BY_SIDE=$(nproc)
 [[ -z $TRACES || -d $TRACES ]] || die "--traces: not a folder: $TRACES"
 if ! command -v zcat >/dev/null || ! command -v gzip >/dev/null; then
   die "zcat and gzip are required"
@@ -418,7 +424,7 @@ merge_against_one_by_one() {
     run_into side "$label, side by side" bash -c \
       'set -o pipefail; printf "%s\0" "$1"/rank*_trace.json |
         xargs -0 -n 1 -P "$4" bash -c '\''exec "$1" "$3" --threads 1 -o "$2/one_${3##*/}"'\'' _ "$2" "$3"' _ \
-      "$dir" "$TOOL" "$WORK" "$THREADS"
+      "$dir" "$TOOL" "$WORK" "$SIDE_BY_SIDE"
   done
   finish_tool merge
   finish_key ranks
@@ -428,7 +434,7 @@ merge_against_one_by_one() {
     "one by one, --threads 1"
   finish_key side
   record "${scenario}_vs_side_by_side" "$label" "$dir" "$(dir_json_bytes "$dir")" \
-    "$THREADS at a time, 1 thread"
+    "$SIDE_BY_SIDE at a time, 1 thread"
 }
 
 scenario_merge() {  # scenario_merge SIZE_MB (all four ranks together)
