@@ -5,7 +5,7 @@
 #   merge   tracecompact DIR --merge-pp-ranks (4 ranks)  vs  the 4 ranks compacted one by one
 #           (and, for reference, one by one with --threads 1, and the ranks compacted by
 #           one-thread processes side by side, as many at a time as the merge's --threads:
-#           the fastest that many cores compact them without merging)
+#           the ranks' work on that many cores with none of a merge's)
 #   shapes  worst cases at two scales, against parse_floor, so linearity can be judged
 #   traces  with --traces DIR: your own traces, each against parse_floor (or zcat | gzip -1),
 #           and their merge against one by one when DIR holds two or more rank traces
@@ -417,9 +417,9 @@ merge_against_one_by_one() {
     run_into ranks1 "$label, one by one, 1 thread" bash -c \
       'set -e; for f in "$1"/rank*_trace.json; do "$2" "$f" --threads 1 -o "$3/one_$(basename "$f")"; done' _ \
       "$dir" "$TOOL" "$WORK"
-    # For reference: the schedule a merge on --threads cores cannot beat without
-    # doing less work than the ranks' own (no merging: no pid, ts or flow id
-    # rewritten, no cross-rank arrows).
+    # For reference: the ranks' own work on --threads cores with none of a merge's
+    # (no pid, ts or flow id rewritten, no cross-rank arrows, no thread handoffs),
+    # which a merge can beat only by overlapping better.
     # shellcheck disable=SC2016  # expanded by the inner bash
     run_into side "$label, side by side" bash -c \
       'set -o pipefail; printf "%s\0" "$1"/rank*_trace.json |
